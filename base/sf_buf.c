@@ -1,0 +1,66 @@
+#include "sf_buf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sf_buf_reserve(sf_buf *b, size_t extra) {
+  if (extra <= b->cap - b->len) return 0;
+  if (extra > SIZE_MAX / 2 - b->len) return -1;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap - b->len < extra) cap *= 2;
+  uint8_t *p = realloc(b->data, cap);
+  if (!p) return -1;
+  b->data = p;
+  b->cap = cap;
+  return 0;
+}
+
+int sf_buf_append(sf_buf *b, const void *p, size_t n) {
+  if (n == 0) return 0;
+  if (sf_buf_reserve(b, n)) return -1;
+  memcpy(b->data + b->len, p, n);
+  b->len += n;
+  return 0;
+}
+
+int sf_buf_putc(sf_buf *b, uint8_t c) { return sf_buf_append(b, &c, 1); }
+
+int sf_buf_printf(sf_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0 || sf_buf_reserve(b, (size_t)n + 1)) return -1;
+  va_start(ap, fmt);
+  vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)n;
+  return 0;
+}
+
+int sf_buf_put_varint(sf_buf *b, uint64_t v) {
+  uint8_t tmp[10];
+  size_t n = 0;
+  do {
+    uint8_t byte = v & 0x7f;
+    v >>= 7;
+    tmp[n++] = byte | (v ? 0x80 : 0);
+  } while (v);
+  return sf_buf_append(b, tmp, n);
+}
+
+char *sf_buf_cstr(sf_buf *b) {
+  if (sf_buf_reserve(b, 1)) return NULL;
+  b->data[b->len] = 0;
+  return (char *)b->data;
+}
+
+void sf_buf_reset(sf_buf *b) { b->len = 0; }
+
+void sf_buf_free(sf_buf *b) {
+  free(b->data);
+  b->data = NULL;
+  b->len = b->cap = 0;
+}

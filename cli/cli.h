@@ -1,0 +1,37 @@
+/* cli.h: helpers shared by the seqfuzz subcommands (cli/ only). */
+#ifndef SF_CLI_H
+#define SF_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/sf_buf.h"
+#include "grammar/api.h"
+#include "sequence/seq.h"
+
+/* Each subcommand: argv[0] is the subcommand name. Returns the exit code. */
+typedef int (*sf_cmd_fn)(int argc, char **argv);
+
+int cmd_check(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_encode(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_embed(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
+
+/* Print "seqfuzz: <msg>" to stderr; returns 1 (the exit code for errors). */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Load an API or print its errors. */
+sf_api *cli_load_api(const char *path);
+/* Read a whole file; -1 with a message printed on failure. */
+int cli_read_file(const char *path, sf_buf *out);
+int cli_write_file(const char *path, const void *data, size_t len);
+/* Load an input: binary (starts with the header) or text form, by content. */
+int cli_load_seq(const sf_api *api, const char *path, sf_seq *out);
+/* Value of `--name VALUE` / `-n VALUE` in argv, or NULL. */
+const char *cli_option(int argc, char **argv, const char *long_name, const char *short_name);
+/* Positional arguments (not options nor their values), in order. */
+int cli_positionals(int argc, char **argv, const char **out, int max);
+
+#endif

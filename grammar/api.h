@@ -1,0 +1,186 @@
+/* api.h: the API model and the parser of the API description language.
+ *
+ * An API description (a `.api` file, see docs/grammar.md) says which functions
+ * of a C library seqfuzz may call, the types of their parameters, who owns
+ * which handle, and what counts as legal use. sf_api_parse() turns the text
+ * into an immutable sf_api that every other module reads: the sequence codec,
+ * the executor, the mutator, the solver and the simplifier.
+ *
+ * Ownership: an sf_api owns all its strings and arrays; free it with
+ * sf_api_free(). It is never modified after parsing, so it may be shared. */
+#ifndef SF_API_H
+#define SF_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Kinds of values a parameter or result can have. */
+typedef enum sf_kind {
+  SF_VOID,
+  SF_BOOL,
+  SF_I8,
+  SF_I16,
+  SF_I32,
+  SF_I64,
+  SF_U8,
+  SF_U16,
+  SF_U32,
+  SF_U64,
+  SF_F32,
+  SF_F64,
+  SF_ENUM,   /* one of named constants; type_index names the sf_enum */
+  SF_FLAGS,  /* OR of named constants; type_index names the sf_enum */
+  SF_STRING, /* NUL-terminated char string */
+  SF_BUFFER, /* pointer to `elem` items; the count goes to param len_param */
+  SF_ARRAY,  /* pointer to exactly array_len `elem` items */
+  SF_HANDLE, /* pointer to an opaque object; type_index names the sf_handle_type */
+} sf_kind;
+
+/* Size in bytes of a numeric kind (1..8), 0 for the others. */
+unsigned sf_kind_size(sf_kind k);
+bool sf_kind_is_int(sf_kind k);
+bool sf_kind_is_signed(sf_kind k);
+/* Grammar spelling of a primitive kind ("u32", "f64", ...). */
+const char *sf_kind_name(sf_kind k);
+
+/* Parameter flags. */
+enum {
+  SF_P_OUT = 1 << 0,      /* pointer the call fills in (a handle or a number) */
+  SF_P_CONSUME = 1 << 1,  /* handle ownership moves to the callee */
+  SF_P_NULLABLE = 1 << 2, /* NULL is a legal argument */
+  SF_P_KEEP = 1 << 3,     /* buffer/string must outlive the call (freed at the end) */
+  SF_P_LENGTH = 1 << 4,   /* filled in from the buffer named by len_of */
+};
+
+/* Comparison used by error conventions and preconditions. */
+typedef enum sf_cmp {
+  SF_CMP_NONE,
+  SF_CMP_EQ,
+  SF_CMP_NE,
+  SF_CMP_LT,
+  SF_CMP_LE,
+  SF_CMP_GT,
+  SF_CMP_GE,
+  SF_CMP_NULL, /* pointer result is NULL */
+} sf_cmp;
+
+#define SF_MAX_EXCLUDED 4
+
+typedef struct sf_param {
+  const char *name; /* NULL for a result */
+  const char *ctype; /* C spelling of the type, for reproducers ("const char *") */
+  sf_kind kind;
+  sf_kind elem;        /* element kind of SF_BUFFER / SF_ARRAY */
+  uint32_t type_index; /* sf_enum or sf_handle_type index, by kind */
+  uint32_t array_len;  /* SF_ARRAY: number of elements */
+  int32_t len_param;   /* SF_BUFFER: index of its length parameter, else -1 */
+  int32_t len_of;      /* SF_P_LENGTH: index of the buffer it measures, else -1 */
+  uint32_t flags;      /* SF_P_* */
+  /* Preconditions on integers and on a buffer's length (via its length
+   * parameter): lo <= v <= hi (compared as signed when the kind is signed),
+   * and v differs from each excluded value. Always set: no constraint means
+   * the full range of the kind. */
+  uint64_t lo, hi;
+  uint64_t excluded[SF_MAX_EXCLUDED];
+  uint32_t nexcluded;
+} sf_param;
+
+/* Function flags. */
+enum {
+  SF_F_DESTRUCTOR = 1 << 0, /* destroys its first handle parameter (the cleanup call) */
+  SF_F_OBSERVER = 1 << 1,   /* pure query of a handle: describes its abstract state */
+};
+
+typedef struct sf_func {
+  const char *name;
+  sf_param ret;      /* kind SF_VOID when the function returns nothing */
+  sf_param *params;  /* in C order */
+  uint32_t nparams;
+  uint32_t flags;    /* SF_F_* */
+  /* Error convention: if `ret <err_cmp> err_value` holds, the call failed and
+   * produced nothing usable (no handle, no out value). */
+  sf_cmp err_cmp;
+  uint64_t err_value;
+  /* A handle result owned by another handle: the index of that parameter (a
+   * handle), or -1 when the caller owns the result. An owned result is never
+   * destroyed by seqfuzz and dies with its owner or when one of the functions
+   * listed in invalidated_by is called with the owner as an argument. */
+  int32_t owner_param;
+  uint32_t *invalidated_by; /* function indexes */
+  uint32_t ninvalidated_by;
+  const char *release; /* symbol that frees a returned string/buffer, or NULL */
+  /* Derived: how many handles a call produces (result + out parameters). */
+  uint32_t nproduced;
+  uint32_t line; /* where the function was declared */
+} sf_func;
+
+typedef struct sf_const {
+  const char *name;
+  int64_t value;
+} sf_const;
+
+typedef struct sf_enum {
+  const char *name;
+  const char *ctype;
+  bool is_flags;
+  sf_kind base; /* integer kind used to pass it */
+  sf_const *consts;
+  uint32_t nconsts;
+} sf_enum;
+
+typedef struct sf_handle_type {
+  const char *name;  /* grammar name, e.g. kv_t */
+  const char *ctype; /* C spelling of the pointee, e.g. "kv_t" or "struct kv" */
+  int32_t destructor; /* function index, or -1 when the library frees it itself */
+} sf_handle_type;
+
+typedef struct sf_api {
+  const char *name;
+  const char *path; /* file name used in messages */
+  const char **headers;
+  uint32_t nheaders;
+  const char **libraries;
+  uint32_t nlibraries;
+  sf_handle_type *handles;
+  uint32_t nhandles;
+  sf_enum *enums;
+  uint32_t nenums;
+  sf_func *funcs;
+  uint32_t nfuncs;
+  /* Interesting literal values for mutation: declared constants, range bounds,
+   * strings listed with `dict`. */
+  const char **dict;
+  uint32_t ndict;
+  /* Stable hash of everything that affects the meaning of an encoded
+   * sequence (function order, signatures, constraints); whitespace, comments
+   * and header/library names do not change it. */
+  uint32_t fingerprint;
+} sf_api;
+
+/* Parse an API description. `path` is used only in error messages.
+ * On success returns the API. On failure returns NULL and writes one or more
+ * `path:line:col: message` lines (NUL-terminated, truncated to errlen) to err.
+ * Never crashes on any input; all memory is released on failure. */
+sf_api *sf_api_parse(const char *text, size_t len, const char *path, char *err, size_t errlen);
+
+/* Read and parse a file. Errors as above (an unreadable file is `path: message`). */
+sf_api *sf_api_load(const char *path, char *err, size_t errlen);
+
+void sf_api_free(sf_api *api);
+
+/* Lookups by name; -1 when absent. */
+int32_t sf_api_find_func(const sf_api *api, const char *name);
+int32_t sf_api_find_handle(const sf_api *api, const char *name);
+
+/* Does parameter p take part in a sequence as an argument? Out parameters and
+ * length parameters do not: the first is produced, the second derived. */
+static inline bool sf_param_is_input(const sf_param *p) {
+  return !(p->flags & (SF_P_OUT | SF_P_LENGTH));
+}
+
+/* Does v satisfy p's precondition (range and exclusions)? v holds the value
+ * in the low sf_kind_size(p->kind) bytes, sign-extended for signed kinds. */
+bool sf_param_accepts(const sf_param *p, uint64_t v);
+
+#endif

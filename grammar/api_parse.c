@@ -1,0 +1,981 @@
+/* Parser of the API description language (docs/grammar.md).
+ *
+ * Recursive descent over the tokens of api_lex.c. Every error is recorded as
+ * `path:line:col: message`; the parser then skips to the end of the statement
+ * and goes on, so one run reports all independent errors. Names that may be
+ * used before they are declared (functions in invalidated_by) are resolved in
+ * a second pass. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/sf_buf.h"
+#include "../base/sf_hash.h"
+#include "api.h"
+#include "api_lex.h"
+
+#define MAX_ERRORS 20
+
+typedef struct pending_ref {
+  uint32_t func, slot;
+  char *name;
+  uint32_t line, col;
+} pending_ref;
+
+typedef struct parser {
+  sf_lexer lx;
+  sf_tok tok;
+  const char *path;
+  char *err;
+  size_t errlen, errused;
+  int nerrors;
+  sf_api *api;
+  pending_ref *pending;
+  uint32_t npending;
+} parser;
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static void *push(void *arrp, uint32_t *n, size_t size) {
+  void **arr = arrp;
+  void *p = realloc(*arr, (*n + 1) * size);
+  if (!p) return NULL;
+  *arr = p;
+  void *elem = (char *)p + *n * size;
+  memset(elem, 0, size);
+  (*n)++;
+  return elem;
+}
+
+static char *dupn(const char *s, size_t n) {
+  char *d = malloc(n + 1);
+  if (d) {
+    if (n) memcpy(d, s, n);
+    d[n] = 0;
+  }
+  return d;
+}
+
+static bool fail(parser *ps, uint32_t line, uint32_t col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static bool fail(parser *ps, uint32_t line, uint32_t col, const char *fmt, ...) {
+  ps->nerrors++;
+  if (ps->nerrors > MAX_ERRORS || !ps->err || ps->errlen == 0) return false;
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  int n = snprintf(ps->err + ps->errused, ps->errlen - ps->errused, "%s%s:%u:%u: %s",
+                   ps->errused ? "\n" : "", ps->path, line, col, msg);
+  if (n > 0) {
+    ps->errused += (size_t)n;
+    if (ps->errused >= ps->errlen) ps->errused = ps->errlen - 1;
+  }
+  return false;
+}
+
+static bool fail_at(parser *ps, const sf_tok *t, const char *msg) {
+  if (t->kind == SF_TOK_ERROR) return fail(ps, t->line, t->col, "%s", t->err);
+  return fail(ps, t->line, t->col, "%s", msg);
+}
+
+static bool oom(parser *ps) { return fail(ps, ps->tok.line, ps->tok.col, "out of memory"); }
+
+static void next(parser *ps) { ps->tok = sf_lex_next(&ps->lx); }
+
+static bool accept(parser *ps, const char *s) {
+  if (!sf_tok_is(&ps->tok, s)) return false;
+  next(ps);
+  return true;
+}
+
+static bool expect(parser *ps, const char *s) {
+  if (accept(ps, s)) return true;
+  char msg[64];
+  snprintf(msg, sizeof msg, "expected '%s'", s);
+  return fail_at(ps, &ps->tok, msg);
+}
+
+static bool expect_ident(parser *ps, const char *what, char **out) {
+  if (ps->tok.kind != SF_TOK_IDENT) {
+    char msg[64];
+    snprintf(msg, sizeof msg, "expected %s", what);
+    return fail_at(ps, &ps->tok, msg);
+  }
+  *out = dupn(ps->tok.start, ps->tok.len);
+  if (!*out) return oom(ps);
+  next(ps);
+  return true;
+}
+
+static bool expect_string(parser *ps, char **out) {
+  if (ps->tok.kind != SF_TOK_STRING) return fail_at(ps, &ps->tok, "expected a string literal");
+  *out = dupn((const char *)ps->lx.text.data, ps->lx.text.len);
+  if (!*out) return oom(ps);
+  if (strlen(*out) != ps->lx.text.len) {
+    free(*out);
+    *out = NULL;
+    return fail_at(ps, &ps->tok, "string literal must not contain NUL");
+  }
+  next(ps);
+  return true;
+}
+
+/* Skip to the end of the current statement after an error. */
+static void sync(parser *ps) {
+  int depth = 0;
+  for (;;) {
+    if (ps->tok.kind == SF_TOK_EOF) return;
+    if (sf_tok_is(&ps->tok, "{")) depth++;
+    if (sf_tok_is(&ps->tok, "}")) {
+      if (--depth <= 0) {
+        next(ps);
+        accept(ps, ";");
+        return;
+      }
+    }
+    if (depth <= 0 && sf_tok_is(&ps->tok, ";")) {
+      next(ps);
+      return;
+    }
+    next(ps);
+  }
+}
+
+/* ---- kinds -------------------------------------------------------------- */
+
+static const struct {
+  const char *name;
+  sf_kind kind;
+  const char *ctype;
+} prim_names[] = {
+    {"bool", SF_BOOL, "bool"},         {"i8", SF_I8, "int8_t"},
+    {"i16", SF_I16, "int16_t"},        {"i32", SF_I32, "int32_t"},
+    {"i64", SF_I64, "int64_t"},        {"u8", SF_U8, "uint8_t"},
+    {"u16", SF_U16, "uint16_t"},       {"u32", SF_U32, "uint32_t"},
+    {"u64", SF_U64, "uint64_t"},       {"f32", SF_F32, "float"},
+    {"f64", SF_F64, "double"},         {"int8_t", SF_I8, "int8_t"},
+    {"int16_t", SF_I16, "int16_t"},    {"int32_t", SF_I32, "int32_t"},
+    {"int64_t", SF_I64, "int64_t"},    {"uint8_t", SF_U8, "uint8_t"},
+    {"uint16_t", SF_U16, "uint16_t"},  {"uint32_t", SF_U32, "uint32_t"},
+    {"uint64_t", SF_U64, "uint64_t"},  {"char", SF_I8, "char"},
+    {"short", SF_I16, "short"},        {"int", SF_I32, "int"},
+    {"unsigned", SF_U32, "unsigned"},  {"long", SF_I64, "long"},
+    {"size_t", SF_U64, "size_t"},      {"float", SF_F32, "float"},
+    {"double", SF_F64, "double"},      {"bytes", SF_U8, "uint8_t"},
+};
+
+unsigned sf_kind_size(sf_kind k) {
+  switch (k) {
+  case SF_BOOL:
+  case SF_I8:
+  case SF_U8: return 1;
+  case SF_I16:
+  case SF_U16: return 2;
+  case SF_I32:
+  case SF_U32:
+  case SF_F32: return 4;
+  case SF_I64:
+  case SF_U64:
+  case SF_F64: return 8;
+  default: return 0;
+  }
+}
+
+bool sf_kind_is_int(sf_kind k) { return k >= SF_I8 && k <= SF_U64; }
+bool sf_kind_is_signed(sf_kind k) { return k >= SF_I8 && k <= SF_I64; }
+
+const char *sf_kind_name(sf_kind k) {
+  static const char *const names[] = {"void", "bool", "i8",    "i16",   "i32",    "i64",
+                                      "u8",   "u16",  "u32",   "u64",   "f32",    "f64",
+                                      "enum", "flags", "string", "buffer", "array", "handle"};
+  return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
+}
+
+static void kind_bounds(sf_kind k, uint64_t *lo, uint64_t *hi) {
+  unsigned bits = sf_kind_size(k) * 8;
+  if (k == SF_BOOL) {
+    *lo = 0;
+    *hi = 1;
+  } else if (sf_kind_is_signed(k)) {
+    *lo = ~((1ULL << (bits - 1)) - 1); /* sign-extended minimum */
+    *hi = (1ULL << (bits - 1)) - 1;
+  } else if (bits) {
+    *lo = 0;
+    *hi = bits == 64 ? UINT64_MAX : (1ULL << bits) - 1;
+  } else {
+    *lo = 0;
+    *hi = UINT64_MAX;
+  }
+}
+
+static bool le(sf_kind k, uint64_t a, uint64_t b) {
+  return sf_kind_is_signed(k) ? (int64_t)a <= (int64_t)b : a <= b;
+}
+
+bool sf_param_accepts(const sf_param *p, uint64_t v) {
+  sf_kind k = p->kind;
+  if (sf_kind_is_int(k)) {
+    if (!le(k, p->lo, v) || !le(k, v, p->hi)) return false;
+  }
+  for (uint32_t i = 0; i < p->nexcluded; i++)
+    if (p->excluded[i] == v) return false;
+  return true;
+}
+
+/* ---- lookups ------------------------------------------------------------ */
+
+static bool name_is(const char *name, const sf_tok *t) {
+  /* name may be NULL in a declaration left incomplete by an error */
+  return name && t->kind == SF_TOK_IDENT && strlen(name) == t->len && memcmp(name, t->start, t->len) == 0;
+}
+
+int32_t sf_api_find_func(const sf_api *api, const char *name) {
+  for (uint32_t i = 0; i < api->nfuncs; i++)
+    if (api->funcs[i].name && strcmp(api->funcs[i].name, name) == 0) return (int32_t)i;
+  return -1;
+}
+
+int32_t sf_api_find_handle(const sf_api *api, const char *name) {
+  for (uint32_t i = 0; i < api->nhandles; i++)
+    if (strcmp(api->handles[i].name, name) == 0) return (int32_t)i;
+  return -1;
+}
+
+static int32_t find_enum(const sf_api *api, const sf_tok *t) {
+  for (uint32_t i = 0; i < api->nenums; i++)
+    if (name_is(api->enums[i].name, t)) return (int32_t)i;
+  return -1;
+}
+
+static const sf_const *find_const(const sf_api *api, const sf_tok *t) {
+  for (uint32_t i = 0; i < api->nenums; i++)
+    for (uint32_t j = 0; j < api->enums[i].nconsts; j++)
+      if (name_is(api->enums[i].consts[j].name, t)) return &api->enums[i].consts[j];
+  return NULL;
+}
+
+static bool name_taken(const sf_api *api, const sf_tok *t) {
+  for (uint32_t i = 0; i < api->nhandles; i++)
+    if (name_is(api->handles[i].name, t)) return true;
+  for (uint32_t i = 0; i < api->nfuncs; i++)
+    if (api->funcs[i].name && name_is(api->funcs[i].name, t)) return true;
+  if (find_enum(api, t) >= 0 || find_const(api, t)) return true;
+  for (size_t i = 0; i < sizeof prim_names / sizeof *prim_names; i++)
+    if (name_is(prim_names[i].name, t)) return true;
+  return false;
+}
+
+static bool check_new_name(parser *ps) {
+  if (ps->tok.kind == SF_TOK_IDENT && name_taken(ps->api, &ps->tok))
+    return fail(ps, ps->tok.line, ps->tok.col, "'%.*s' is already declared", (int)ps->tok.len,
+                ps->tok.start);
+  return true;
+}
+
+/* An integer literal or a named constant. */
+static bool parse_int_value(parser *ps, uint64_t *v) {
+  if (ps->tok.kind == SF_TOK_INT) {
+    *v = ps->tok.u;
+    next(ps);
+    return true;
+  }
+  if (ps->tok.kind == SF_TOK_IDENT) {
+    const sf_const *c = find_const(ps->api, &ps->tok);
+    if (c) {
+      *v = (uint64_t)c->value;
+      next(ps);
+      return true;
+    }
+    return fail(ps, ps->tok.line, ps->tok.col, "unknown constant '%.*s'", (int)ps->tok.len,
+                ps->tok.start);
+  }
+  return fail_at(ps, &ps->tok, "expected an integer");
+}
+
+/* ---- statements --------------------------------------------------------- */
+
+static bool parse_handle(parser *ps) {
+  if (!check_new_name(ps)) return false;
+  sf_handle_type *h = push(&ps->api->handles, &ps->api->nhandles, sizeof *h);
+  if (!h) return oom(ps);
+  h->destructor = -1;
+  if (!expect_ident(ps, "a handle type name", (char **)&h->name)) return false;
+  if (accept(ps, "=")) {
+    if (!expect_string(ps, (char **)&h->ctype)) return false;
+  } else {
+    h->ctype = strdup(h->name);
+    if (!h->ctype) return oom(ps);
+  }
+  return expect(ps, ";");
+}
+
+static bool parse_enum(parser *ps, bool is_flags) {
+  if (!check_new_name(ps)) return false;
+  sf_enum *e = push(&ps->api->enums, &ps->api->nenums, sizeof *e);
+  if (!e) return oom(ps);
+  e->is_flags = is_flags;
+  e->base = is_flags ? SF_U32 : SF_I32;
+  if (!expect_ident(ps, "an enum name", (char **)&e->name)) return false;
+  if (accept(ps, "=")) {
+    if (!expect_string(ps, (char **)&e->ctype)) return false;
+  } else {
+    e->ctype = strdup(e->name);
+    if (!e->ctype) return oom(ps);
+  }
+  if (accept(ps, ":")) {
+    sf_tok t = ps->tok;
+    bool found = false;
+    for (size_t i = 0; i < sizeof prim_names / sizeof *prim_names; i++) {
+      if (name_is(prim_names[i].name, &t) && sf_kind_is_int(prim_names[i].kind)) {
+        e->base = prim_names[i].kind;
+        found = true;
+      }
+    }
+    if (!found) return fail_at(ps, &t, "expected an integer type");
+    next(ps);
+  }
+  if (!expect(ps, "{")) return false;
+  while (!sf_tok_is(&ps->tok, "}")) {
+    if (ps->tok.kind == SF_TOK_IDENT && find_const(ps->api, &ps->tok))
+      return fail(ps, ps->tok.line, ps->tok.col, "constant '%.*s' is already declared",
+                  (int)ps->tok.len, ps->tok.start);
+    if (!check_new_name(ps)) return false;
+    char *name;
+    if (!expect_ident(ps, "a constant name", &name)) return false;
+    sf_const *c = push(&e->consts, &e->nconsts, sizeof *c);
+    if (!c) {
+      free(name);
+      return oom(ps);
+    }
+    c->name = name;
+    if (!expect(ps, "=")) return false;
+    sf_tok at = ps->tok;
+    uint64_t v;
+    if (!parse_int_value(ps, &v)) return false;
+    uint64_t lo, hi;
+    kind_bounds(e->base, &lo, &hi);
+    if (!le(e->base, lo, v) || !le(e->base, v, hi))
+      return fail(ps, at.line, at.col, "value out of range for %s", sf_kind_name(e->base));
+    c->value = (int64_t)v;
+    if (!accept(ps, ",")) break;
+  }
+  if (!expect(ps, "}")) return false;
+  if (e->nconsts == 0) return fail(ps, ps->tok.line, ps->tok.col, "enum has no constants");
+  if (is_flags && e->nconsts > 32)
+    return fail(ps, ps->tok.line, ps->tok.col, "a flag set has at most 32 constants");
+  accept(ps, ";");
+  return true;
+}
+
+static bool parse_dict(parser *ps) {
+  do {
+    char *s;
+    if (!expect_string(ps, &s)) return false;
+    const char **slot = push(&ps->api->dict, &ps->api->ndict, sizeof *slot);
+    if (!slot) {
+      free(s);
+      return oom(ps);
+    }
+    *slot = s;
+  } while (accept(ps, ","));
+  return expect(ps, ";");
+}
+
+/* Type name -> kind. Returns false if the name is unknown. */
+static bool lookup_type(parser *ps, const sf_tok *t, sf_kind *kind, uint32_t *index,
+                        const char **ctype) {
+  for (size_t i = 0; i < sizeof prim_names / sizeof *prim_names; i++) {
+    if (name_is(prim_names[i].name, t)) {
+      *kind = prim_names[i].kind;
+      *ctype = prim_names[i].ctype;
+      return true;
+    }
+  }
+  if (sf_tok_is(t, "string")) {
+    *kind = SF_STRING;
+    *ctype = "const char *";
+    return true;
+  }
+  int32_t e = find_enum(ps->api, t);
+  if (e >= 0) {
+    *kind = ps->api->enums[e].is_flags ? SF_FLAGS : SF_ENUM;
+    *index = (uint32_t)e;
+    *ctype = ps->api->enums[e].ctype;
+    return true;
+  }
+  for (uint32_t i = 0; i < ps->api->nhandles; i++) {
+    if (name_is(ps->api->handles[i].name, t)) {
+      *kind = SF_HANDLE;
+      *index = i;
+      *ctype = ps->api->handles[i].ctype;
+      return true;
+    }
+  }
+  return false;
+}
+
+static char *make_ctype(const char *base, int stars, bool is_const) {
+  sf_buf b = {0};
+  if (is_const) sf_buf_printf(&b, "const ");
+  sf_buf_printf(&b, "%s", base);
+  if (stars) sf_buf_printf(&b, " ");
+  for (int i = 0; i < stars; i++) sf_buf_printf(&b, "*");
+  char *s = sf_buf_cstr(&b);
+  if (!s) sf_buf_free(&b);
+  return s;
+}
+
+/* A parsed type before it is bound to a parameter or result. */
+typedef struct type_spec {
+  sf_tok at;
+  sf_kind kind;
+  uint32_t index;
+  const char *base_ctype;
+  int stars;
+  bool is_const;
+  bool is_bytes;
+  bool is_void;
+} type_spec;
+
+static bool parse_type(parser *ps, type_spec *ts) {
+  memset(ts, 0, sizeof *ts);
+  if (accept(ps, "const")) ts->is_const = true;
+  ts->at = ps->tok;
+  if (sf_tok_is(&ps->tok, "void")) {
+    ts->is_void = true;
+    ts->kind = SF_VOID;
+    ts->base_ctype = "void";
+  } else if (ps->tok.kind != SF_TOK_IDENT ||
+             !lookup_type(ps, &ps->tok, &ts->kind, &ts->index, &ts->base_ctype)) {
+    if (ps->tok.kind == SF_TOK_IDENT)
+      return fail(ps, ps->tok.line, ps->tok.col, "unknown type '%.*s'", (int)ps->tok.len,
+                  ps->tok.start);
+    return fail_at(ps, &ps->tok, "expected a type");
+  }
+  ts->is_bytes = sf_tok_is(&ps->tok, "bytes");
+  next(ps);
+  while (accept(ps, "*")) ts->stars++;
+  accept(ps, "const");
+  return true;
+}
+
+/* Apply one constraint `op v` (or a range) to p. */
+static bool constrain(parser *ps, sf_param *p, const sf_tok *at, const char *op, uint64_t v,
+                      uint64_t v2) {
+  sf_kind k = p->kind;
+  uint64_t lo, hi;
+  kind_bounds(k, &lo, &hi);
+  if (strcmp(op, "in") == 0) {
+    if (!le(k, lo, v) || !le(k, v2, hi) || !le(k, v, v2))
+      return fail(ps, at->line, at->col, "range [%lld, %lld] is empty or outside %s",
+                  (long long)v, (long long)v2, sf_kind_name(k));
+    if (le(k, p->lo, v)) p->lo = v;
+    if (le(k, v2, p->hi)) p->hi = v2;
+    return true;
+  }
+  if (!le(k, lo, v) || !le(k, v, hi))
+    return fail(ps, at->line, at->col, "value out of range for %s", sf_kind_name(k));
+  if (strcmp(op, "!=") == 0) {
+    if (p->nexcluded == SF_MAX_EXCLUDED)
+      return fail(ps, at->line, at->col, "at most %d '!=' constraints", SF_MAX_EXCLUDED);
+    p->excluded[p->nexcluded++] = v;
+  } else if (strcmp(op, "==") == 0) {
+    p->lo = p->hi = v;
+  } else if (strcmp(op, ">=") == 0) {
+    if (le(k, p->lo, v)) p->lo = v;
+  } else if (strcmp(op, "<=") == 0) {
+    if (le(k, v, p->hi)) p->hi = v;
+  } else if (strcmp(op, ">") == 0) {
+    if (v == hi) return fail(ps, at->line, at->col, "no value is greater");
+    if (le(k, p->lo, v + 1)) p->lo = v + 1;
+  } else if (strcmp(op, "<") == 0) {
+    if (v == lo) return fail(ps, at->line, at->col, "no value is smaller");
+    if (le(k, v - 1, p->hi)) p->hi = v - 1;
+  }
+  if (!le(k, p->lo, p->hi)) return fail(ps, at->line, at->col, "constraints leave no legal value");
+  return true;
+}
+
+static bool parse_constraints(parser *ps, sf_param *p) {
+  for (;;) {
+    sf_tok at = ps->tok;
+    if (accept(ps, "in")) {
+      uint64_t a, b;
+      if (!expect(ps, "[") || !parse_int_value(ps, &a) || !expect(ps, ",") ||
+          !parse_int_value(ps, &b) || !expect(ps, "]"))
+        return false;
+      if (!constrain(ps, p, &at, "in", a, b)) return false;
+      continue;
+    }
+    static const char *const ops[] = {"!=", "==", "<=", ">=", "<", ">"};
+    const char *op = NULL;
+    for (size_t i = 0; i < 6; i++)
+      if (sf_tok_is(&ps->tok, ops[i])) op = ops[i];
+    if (!op) return true;
+    next(ps);
+    uint64_t v;
+    if (!parse_int_value(ps, &v)) return false;
+    if (!constrain(ps, p, &at, op, v, 0)) return false;
+  }
+}
+
+/* Deferred: constraints on a parameter before we know it is a length. */
+typedef struct param_extra {
+  sf_tok len_name; /* [ident] of a buffer */
+  sf_tok cons_at;  /* first constraint, for errors */
+  bool has_cons;
+} param_extra;
+
+static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
+  uint32_t quals = 0;
+  for (;;) {
+    if (accept(ps, "out")) quals |= SF_P_OUT;
+    else if (accept(ps, "consume")) quals |= SF_P_CONSUME;
+    else if (accept(ps, "nullable")) quals |= SF_P_NULLABLE;
+    else if (accept(ps, "keep")) quals |= SF_P_KEEP;
+    else break;
+  }
+  type_spec ts;
+  if (!parse_type(ps, &ts)) return false;
+  if (ts.is_void) return fail_at(ps, &ts.at, "a parameter cannot be void");
+  p->flags = quals;
+  p->len_param = -1;
+  p->len_of = -1;
+  p->kind = ts.kind;
+  p->type_index = ts.index;
+  if (!expect_ident(ps, "a parameter name", (char **)&p->name)) return false;
+  for (uint32_t i = 0; i + 1 < f->nparams; i++)
+    if (f->params[i].name && strcmp(f->params[i].name, p->name) == 0)
+      return fail(ps, ps->tok.line, ps->tok.col, "duplicate parameter '%s'", p->name);
+
+  bool bracket = false;
+  sf_tok bt = ps->tok;
+  if (accept(ps, "[")) {
+    bracket = true;
+    bt = ps->tok;
+    if (ps->tok.kind == SF_TOK_INT) {
+      if (ps->tok.neg || ps->tok.u == 0 || ps->tok.u > 65536)
+        return fail_at(ps, &ps->tok, "array length must be in [1, 65536]");
+      p->array_len = (uint32_t)ps->tok.u;
+    } else if (ps->tok.kind == SF_TOK_IDENT) {
+      x->len_name = ps->tok;
+    } else {
+      return fail_at(ps, &ps->tok, "expected an array length or a length parameter");
+    }
+    next(ps);
+    if (!expect(ps, "]")) return false;
+  }
+
+  const char *base = ts.base_ctype;
+  if (bracket) {
+    if (!sf_kind_is_int(ts.kind) && ts.kind != SF_BOOL && ts.kind != SF_F32 && ts.kind != SF_F64)
+      return fail_at(ps, &ts.at, "array elements must be numbers");
+    if (ts.stars) return fail_at(ps, &ts.at, "write an array as 'T name[N]', without '*'");
+    if (quals & (SF_P_OUT | SF_P_CONSUME))
+      return fail_at(ps, &ts.at, "arrays cannot be out or consume parameters");
+    p->elem = ts.kind;
+    p->kind = p->array_len ? SF_ARRAY : SF_BUFFER;
+    p->ctype = make_ctype(ts.is_bytes ? "uint8_t" : base, 1, true);
+  } else if (ts.is_bytes) {
+    return fail_at(ps, &ts.at, "bytes needs a length: bytes name[n] or bytes name[16]");
+  } else if (ts.kind == SF_HANDLE) {
+    int want = (quals & SF_P_OUT) ? 2 : 1;
+    if (ts.stars != want)
+      return fail_at(ps, &ts.at, (quals & SF_P_OUT) ? "an out handle is written 'out T **name'"
+                                                    : "a handle is passed as 'T *name'");
+    p->ctype = make_ctype(base, ts.stars, false);
+  } else if (ts.kind == SF_I8 && ts.stars == 1 && strcmp(base, "char") == 0 &&
+             !(quals & SF_P_OUT)) {
+    p->kind = SF_STRING; /* const char *name */
+    p->ctype = make_ctype("char", 1, true);
+  } else if (quals & SF_P_OUT) {
+    if (ts.stars != 1 || ts.kind == SF_STRING)
+      return fail_at(ps, &ts.at, "an out number is written 'out T *name'");
+    p->ctype = make_ctype(base, 1, false);
+  } else {
+    if (ts.stars) return fail_at(ps, &ts.at, "unexpected '*' (pointers are handles, strings, "
+                                             "buffers or out parameters)");
+    p->ctype = ts.kind == SF_STRING ? strdup("const char *") : make_ctype(base, 0, false);
+  }
+  if (!p->ctype) return oom(ps);
+  if ((quals & SF_P_CONSUME) && (p->kind != SF_HANDLE || (quals & SF_P_OUT)))
+    return fail_at(ps, &ts.at, "only handle parameters can be consumed");
+  if ((quals & SF_P_NULLABLE) && !(p->kind == SF_HANDLE || p->kind == SF_STRING) )
+    return fail_at(ps, &ts.at, "only handles and strings can be nullable");
+  if ((quals & SF_P_NULLABLE) && (quals & SF_P_OUT))
+    return fail_at(ps, &ts.at, "an out parameter cannot be nullable");
+  if ((quals & SF_P_KEEP) && !(p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY))
+    return fail_at(ps, &ts.at, "only strings and buffers can be kept");
+  if (p->kind == SF_ENUM || p->kind == SF_FLAGS) {
+    p->lo = 0;
+    p->hi = UINT64_MAX;
+  } else {
+    kind_bounds(p->kind, &p->lo, &p->hi);
+  }
+  x->has_cons = false;
+  x->cons_at = ps->tok;
+  if (sf_tok_is(&ps->tok, "in") || sf_tok_is(&ps->tok, "!=") || sf_tok_is(&ps->tok, "==") ||
+      sf_tok_is(&ps->tok, "<") || sf_tok_is(&ps->tok, ">") || sf_tok_is(&ps->tok, "<=") ||
+      sf_tok_is(&ps->tok, ">=")) {
+    x->has_cons = true;
+    if (!sf_kind_is_int(p->kind) || (quals & SF_P_OUT))
+      return fail_at(ps, &ps->tok, "constraints apply to integer parameters only");
+    if (!parse_constraints(ps, p)) return false;
+  }
+  (void)bt;
+  return true;
+}
+
+static bool parse_error_conv(parser *ps, sf_func *f) {
+  sf_tok at = ps->tok;
+  if (accept(ps, "null")) {
+    if (f->ret.kind != SF_HANDLE && f->ret.kind != SF_STRING)
+      return fail_at(ps, &at, "'error null' needs a pointer result");
+    f->err_cmp = SF_CMP_NULL;
+    return true;
+  }
+  static const struct {
+    const char *op;
+    sf_cmp cmp;
+  } ops[] = {{"==", SF_CMP_EQ}, {"!=", SF_CMP_NE}, {"<", SF_CMP_LT},
+             {"<=", SF_CMP_LE}, {">", SF_CMP_GT},  {">=", SF_CMP_GE}};
+  for (size_t i = 0; i < 6; i++) {
+    if (sf_tok_is(&ps->tok, ops[i].op)) {
+      next(ps);
+      if (!sf_kind_is_int(f->ret.kind) && f->ret.kind != SF_BOOL && f->ret.kind != SF_ENUM)
+        return fail_at(ps, &at, "a comparison error convention needs an integer result");
+      f->err_cmp = ops[i].cmp;
+      return parse_int_value(ps, &f->err_value);
+    }
+  }
+  return fail_at(ps, &ps->tok, "expected 'null' or a comparison (== != < <= > >=)");
+}
+
+static bool parse_func(parser *ps) {
+  sf_api *api = ps->api;
+  type_spec rt;
+  if (!parse_type(ps, &rt)) return false;
+  if (!check_new_name(ps)) return false;
+  uint32_t fidx = api->nfuncs;
+  sf_func *f = push(&api->funcs, &api->nfuncs, sizeof *f);
+  if (!f) return oom(ps);
+  f->owner_param = -1;
+  f->line = ps->tok.line;
+  f->ret.len_param = f->ret.len_of = -1;
+  f->ret.kind = rt.kind;
+  f->ret.type_index = rt.index;
+  if (rt.is_bytes) return fail_at(ps, &rt.at, "a function cannot return bytes");
+  if (rt.kind == SF_HANDLE && rt.stars != 1)
+    return fail_at(ps, &rt.at, "a handle is returned as 'T *'");
+  if (rt.kind == SF_I8 && rt.stars == 1 && strcmp(rt.base_ctype, "char") == 0)
+    f->ret.kind = SF_STRING;
+  else if (rt.kind != SF_HANDLE && rt.stars)
+    return fail_at(ps, &rt.at, "a function returns a handle, a string or a number");
+  f->ret.ctype = f->ret.kind == SF_STRING
+                     ? make_ctype("char", 1, rt.is_const || rt.kind == SF_STRING)
+                     : make_ctype(rt.base_ctype, rt.stars, false);
+  if (!f->ret.ctype) return oom(ps);
+  kind_bounds(f->ret.kind, &f->ret.lo, &f->ret.hi);
+  if (!expect_ident(ps, "a function name", (char **)&f->name)) return false;
+  if (!expect(ps, "(")) return false;
+
+  param_extra extras[64];
+  if (sf_tok_is(&ps->tok, "void")) {
+    next(ps);
+  } else if (!sf_tok_is(&ps->tok, ")")) {
+    do {
+      if (f->nparams == 64) return fail_at(ps, &ps->tok, "too many parameters (at most 64)");
+      sf_param *p = push(&f->params, &f->nparams, sizeof *p);
+      if (!p) return oom(ps);
+      if (!parse_param(ps, f, p, &extras[f->nparams - 1])) return false;
+    } while (accept(ps, ","));
+  }
+  if (!expect(ps, ")")) return false;
+
+  /* Bind buffers to their length parameters. */
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    sf_param *p = &f->params[i];
+    if (p->kind != SF_BUFFER) continue;
+    const sf_tok *ln = &extras[i].len_name;
+    int32_t li = -1;
+    for (uint32_t j = 0; j < f->nparams; j++)
+      if (name_is(f->params[j].name, ln)) li = (int32_t)j;
+    if (li < 0)
+      return fail(ps, ln->line, ln->col, "no parameter named '%.*s'", (int)ln->len, ln->start);
+    sf_param *lp = &f->params[li];
+    if (!sf_kind_is_int(lp->kind) || (lp->flags & SF_P_OUT))
+      return fail(ps, ln->line, ln->col, "length parameter '%s' must be an integer", lp->name);
+    if (lp->flags & SF_P_LENGTH)
+      return fail(ps, ln->line, ln->col, "'%s' already measures another buffer", lp->name);
+    lp->flags |= SF_P_LENGTH;
+    lp->len_of = (int32_t)i;
+    p->len_param = li;
+    /* A length's range bounds the buffer size: never negative, at most 1 MiB. */
+    if (sf_kind_is_signed(lp->kind) && (int64_t)lp->hi < 0)
+      return fail(ps, ln->line, ln->col, "length parameter '%s' admits no size", lp->name);
+    if (sf_kind_is_signed(lp->kind) && (int64_t)lp->lo < 0) lp->lo = 0;
+    if (lp->hi > (1u << 20)) lp->hi = 1u << 20;
+    if (lp->nexcluded)
+      return fail(ps, extras[li].cons_at.line, extras[li].cons_at.col,
+                  "a length accepts 'in [lo, hi]' and comparisons, not '!='");
+  }
+
+  /* Attributes. */
+  for (;;) {
+    sf_tok at = ps->tok;
+    if (accept(ps, "error")) {
+      if (f->err_cmp != SF_CMP_NONE) return fail_at(ps, &at, "error convention given twice");
+      if (!parse_error_conv(ps, f)) return false;
+    } else if (accept(ps, "owned_by")) {
+      sf_tok n = ps->tok;
+      if (n.kind != SF_TOK_IDENT) return fail_at(ps, &n, "expected a parameter name");
+      next(ps);
+      for (uint32_t j = 0; j < f->nparams; j++)
+        if (name_is(f->params[j].name, &n)) f->owner_param = (int32_t)j;
+      if (f->owner_param < 0)
+        return fail(ps, n.line, n.col, "no parameter named '%.*s'", (int)n.len, n.start);
+      const sf_param *op = &f->params[f->owner_param];
+      if (op->kind != SF_HANDLE || (op->flags & (SF_P_OUT | SF_P_CONSUME)))
+        return fail(ps, n.line, n.col, "the owner must be a borrowed handle parameter");
+      if (f->ret.kind != SF_HANDLE && f->ret.kind != SF_STRING)
+        return fail_at(ps, &at, "only handle and string results can be owned");
+    } else if (accept(ps, "invalidated_by")) {
+      do {
+        pending_ref *r = push(&ps->pending, &ps->npending, sizeof *r);
+        if (!r) return oom(ps);
+        r->func = fidx;
+        r->line = ps->tok.line;
+        r->col = ps->tok.col;
+        if (!expect_ident(ps, "a function name", &r->name)) return false;
+        uint32_t *slot = push(&f->invalidated_by, &f->ninvalidated_by, sizeof *slot);
+        if (!slot) return oom(ps);
+        r->slot = f->ninvalidated_by - 1;
+      } while (accept(ps, ","));
+    } else if (accept(ps, "release")) {
+      if (f->ret.kind != SF_STRING) return fail_at(ps, &at, "only string results are released");
+      if (!expect_ident(ps, "a function name", (char **)&f->release)) return false;
+    } else if (accept(ps, "destructor")) {
+      f->flags |= SF_F_DESTRUCTOR;
+      int32_t hp = -1;
+      for (uint32_t j = 0; j < f->nparams && hp < 0; j++)
+        if (f->params[j].kind == SF_HANDLE && !(f->params[j].flags & SF_P_OUT)) hp = (int32_t)j;
+      if (hp < 0) return fail_at(ps, &at, "a destructor needs a handle parameter");
+      f->params[hp].flags |= SF_P_CONSUME;
+      for (uint32_t j = 0; j < f->nparams; j++)
+        if ((int32_t)j != hp && sf_param_is_input(&f->params[j]))
+          return fail_at(ps, &at, "a destructor takes only the handle it destroys");
+      sf_handle_type *h = &api->handles[f->params[hp].type_index];
+      if (h->destructor >= 0)
+        return fail(ps, at.line, at.col, "handle type '%s' already has destructor '%s'",
+                    h->name, api->funcs[h->destructor].name);
+      h->destructor = (int32_t)fidx;
+    } else if (accept(ps, "observer")) {
+      f->flags |= SF_F_OBSERVER;
+      bool has_handle = false;
+      for (uint32_t j = 0; j < f->nparams; j++)
+        if (f->params[j].kind == SF_HANDLE) has_handle = true;
+      if (!has_handle) return fail_at(ps, &at, "an observer needs a handle parameter");
+      if (f->ret.kind == SF_VOID || f->ret.kind == SF_HANDLE)
+        return fail_at(ps, &at, "an observer returns a number or a string");
+    } else {
+      break;
+    }
+  }
+  if (f->ninvalidated_by && f->owner_param < 0)
+    return fail(ps, ps->tok.line, ps->tok.col, "invalidated_by needs owned_by");
+  f->nproduced = f->ret.kind == SF_HANDLE;
+  for (uint32_t j = 0; j < f->nparams; j++)
+    if (f->params[j].kind == SF_HANDLE && (f->params[j].flags & SF_P_OUT)) f->nproduced++;
+  return expect(ps, ";");
+}
+
+static bool parse_statement(parser *ps) {
+  sf_tok t = ps->tok;
+  if (t.kind == SF_TOK_ERROR) return fail_at(ps, &t, "");
+  if (accept(ps, "api")) {
+    if (ps->api->name) return fail_at(ps, &t, "api name given twice");
+    return expect_ident(ps, "an API name", (char **)&ps->api->name) && expect(ps, ";");
+  }
+  if (accept(ps, "header") || accept(ps, "library")) {
+    bool hdr = sf_tok_is(&t, "header");
+    char *s;
+    if (!expect_string(ps, &s)) return false;
+    const char **slot = hdr ? push(&ps->api->headers, &ps->api->nheaders, sizeof *slot)
+                            : push(&ps->api->libraries, &ps->api->nlibraries, sizeof *slot);
+    if (!slot) {
+      free(s);
+      return oom(ps);
+    }
+    *slot = s;
+    return expect(ps, ";");
+  }
+  if (accept(ps, "handle")) return parse_handle(ps);
+  if (accept(ps, "enum")) return parse_enum(ps, false);
+  if (accept(ps, "flags")) return parse_enum(ps, true);
+  if (accept(ps, "dict")) return parse_dict(ps);
+  if (accept(ps, "func")) return parse_func(ps);
+  return fail_at(ps, &t, "expected a declaration (api, header, library, handle, enum, flags, "
+                         "dict or func)");
+}
+
+static void resolve_pending(parser *ps) {
+  for (uint32_t i = 0; i < ps->npending; i++) {
+    pending_ref *r = &ps->pending[i];
+    if (!r->name) continue;
+    int32_t fi = sf_api_find_func(ps->api, r->name);
+    if (fi < 0) {
+      fail(ps, r->line, r->col, "no function named '%s'", r->name);
+      continue;
+    }
+    ps->api->funcs[r->func].invalidated_by[r->slot] = (uint32_t)fi;
+  }
+}
+
+/* ---- fingerprint -------------------------------------------------------- */
+
+static void fp_param(sf_buf *b, const sf_param *p) {
+  sf_buf_put_varint(b, p->kind);
+  sf_buf_put_varint(b, p->elem);
+  sf_buf_put_varint(b, p->type_index);
+  sf_buf_put_varint(b, p->array_len);
+  sf_buf_put_varint(b, (uint64_t)(int64_t)p->len_param);
+  sf_buf_put_varint(b, p->flags);
+  sf_buf_put_varint(b, p->lo);
+  sf_buf_put_varint(b, p->hi);
+  sf_buf_put_varint(b, p->nexcluded);
+  for (uint32_t i = 0; i < p->nexcluded; i++) sf_buf_put_varint(b, p->excluded[i]);
+}
+
+static uint32_t fingerprint(const sf_api *api) {
+  sf_buf b = {0};
+  sf_buf_put_varint(&b, api->nhandles);
+  for (uint32_t i = 0; i < api->nhandles; i++) sf_buf_printf(&b, "%s;", api->handles[i].name);
+  sf_buf_put_varint(&b, api->nenums);
+  for (uint32_t i = 0; i < api->nenums; i++) {
+    const sf_enum *e = &api->enums[i];
+    sf_buf_printf(&b, "%s;%d;%d;", e->name, e->is_flags, e->base);
+    for (uint32_t j = 0; j < e->nconsts; j++) sf_buf_put_varint(&b, (uint64_t)e->consts[j].value);
+  }
+  sf_buf_put_varint(&b, api->nfuncs);
+  for (uint32_t i = 0; i < api->nfuncs; i++) {
+    const sf_func *f = &api->funcs[i];
+    sf_buf_printf(&b, "%s;", f->name);
+    fp_param(&b, &f->ret);
+    sf_buf_put_varint(&b, f->nparams);
+    for (uint32_t j = 0; j < f->nparams; j++) fp_param(&b, &f->params[j]);
+    sf_buf_put_varint(&b, f->flags);
+    sf_buf_put_varint(&b, f->err_cmp);
+    sf_buf_put_varint(&b, f->err_value);
+    sf_buf_put_varint(&b, (uint64_t)(int64_t)f->owner_param);
+    for (uint32_t j = 0; j < f->ninvalidated_by; j++) sf_buf_put_varint(&b, f->invalidated_by[j]);
+  }
+  uint64_t h = sf_hash_bytes(b.data, b.len, 0x5e9f);
+  sf_buf_free(&b);
+  return (uint32_t)(h ^ (h >> 32));
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+static void free_param(sf_param *p) {
+  free((char *)p->name);
+  free((char *)p->ctype);
+}
+
+void sf_api_free(sf_api *api) {
+  if (!api) return;
+  free((char *)api->name);
+  free((char *)api->path);
+  for (uint32_t i = 0; i < api->nheaders; i++) free((char *)api->headers[i]);
+  free(api->headers);
+  for (uint32_t i = 0; i < api->nlibraries; i++) free((char *)api->libraries[i]);
+  free(api->libraries);
+  for (uint32_t i = 0; i < api->nhandles; i++) {
+    free((char *)api->handles[i].name);
+    free((char *)api->handles[i].ctype);
+  }
+  free(api->handles);
+  for (uint32_t i = 0; i < api->nenums; i++) {
+    sf_enum *e = &api->enums[i];
+    free((char *)e->name);
+    free((char *)e->ctype);
+    for (uint32_t j = 0; j < e->nconsts; j++) free((char *)e->consts[j].name);
+    free(e->consts);
+  }
+  free(api->enums);
+  for (uint32_t i = 0; i < api->nfuncs; i++) {
+    sf_func *f = &api->funcs[i];
+    free((char *)f->name);
+    free_param(&f->ret);
+    for (uint32_t j = 0; j < f->nparams; j++) free_param(&f->params[j]);
+    free(f->params);
+    free(f->invalidated_by);
+    free((char *)f->release);
+  }
+  free(api->funcs);
+  for (uint32_t i = 0; i < api->ndict; i++) free((char *)api->dict[i]);
+  free(api->dict);
+  free(api);
+}
+
+sf_api *sf_api_parse(const char *text, size_t len, const char *path, char *err, size_t errlen) {
+  parser ps;
+  memset(&ps, 0, sizeof ps);
+  ps.path = path ? path : "<api>";
+  ps.err = err;
+  ps.errlen = errlen;
+  if (err && errlen) err[0] = 0;
+  ps.api = calloc(1, sizeof *ps.api);
+  if (!ps.api) {
+    if (err && errlen) snprintf(err, errlen, "%s: out of memory", ps.path);
+    return NULL;
+  }
+  ps.api->path = strdup(ps.path);
+  sf_lex_init(&ps.lx, text, len);
+  next(&ps);
+  while (ps.tok.kind != SF_TOK_EOF && ps.nerrors < MAX_ERRORS) {
+    if (!parse_statement(&ps)) {
+      if (ps.tok.kind == SF_TOK_ERROR) next(&ps);
+      sync(&ps);
+    }
+  }
+  if (ps.nerrors == 0) resolve_pending(&ps);
+  if (ps.nerrors == 0 && !ps.api->name) fail(&ps, 1, 1, "missing 'api NAME;' declaration");
+  if (ps.nerrors == 0 && ps.api->nfuncs == 0) fail(&ps, 1, 1, "the API declares no function");
+  if (ps.nerrors == 0 && !ps.api->path) fail(&ps, 1, 1, "out of memory");
+  for (uint32_t i = 0; i < ps.npending; i++) free(ps.pending[i].name);
+  free(ps.pending);
+  sf_lex_free(&ps.lx);
+  if (ps.nerrors) {
+    sf_api_free(ps.api);
+    return NULL;
+  }
+  ps.api->fingerprint = fingerprint(ps.api);
+  return ps.api;
+}
+
+sf_api *sf_api_load(const char *path, char *err, size_t errlen) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    if (err && errlen) snprintf(err, errlen, "%s: cannot open file", path);
+    return NULL;
+  }
+  sf_buf b = {0};
+  char chunk[4096];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) {
+    if (sf_buf_append(&b, chunk, n)) {
+      fclose(fp);
+      sf_buf_free(&b);
+      if (err && errlen) snprintf(err, errlen, "%s: out of memory", path);
+      return NULL;
+    }
+  }
+  fclose(fp);
+  sf_api *api = sf_api_parse((const char *)b.data, b.len, path, err, errlen);
+  sf_buf_free(&b);
+  return api;
+}

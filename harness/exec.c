@@ -1,0 +1,398 @@
+/* The executor: sequences to libffi calls (contract in exec.h). */
+#include "exec.h"
+
+#include <ffi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct prepared {
+  void (*fn)(void);
+  void (*release)(void *);
+  ffi_cif cif;
+  ffi_type *argtypes[64];
+  ffi_type *rtype;
+} prepared;
+
+struct sf_exec {
+  const sf_api *api;
+  prepared *funcs;
+  /* Per-run state, kept to reuse the storage. */
+  sf_life life;
+  void **ptrs;     /* run-time pointer of each value id */
+  uint32_t nptrs;
+  void **kept;     /* `keep` blocks freed at the end of the run */
+  uint32_t nkept, keptcap;
+  void **gone;     /* pointers consumed during the run (alias guard) */
+  uint32_t ngone, gonecap;
+};
+
+const char *sf_run_status_name(sf_run_status st) {
+  switch (st) {
+  case SF_RUN_OK: return "ok";
+  case SF_RUN_ERROR_RESULT: return "error-result";
+  case SF_RUN_NULL_HANDLE: return "null-handle";
+  case SF_RUN_INVALID: return "invalid";
+  case SF_RUN_OOM: return "out-of-memory";
+  }
+  return "?";
+}
+
+static ffi_type *ffi_of(const sf_api *api, const sf_param *p) {
+  if (p->flags & SF_P_OUT) return &ffi_type_pointer;
+  sf_kind k = p->kind;
+  if (k == SF_ENUM || k == SF_FLAGS) k = api->enums[p->type_index].base;
+  switch (k) {
+  case SF_VOID: return &ffi_type_void;
+  case SF_BOOL: return &ffi_type_uint8;
+  case SF_I8: return &ffi_type_sint8;
+  case SF_I16: return &ffi_type_sint16;
+  case SF_I32: return &ffi_type_sint32;
+  case SF_I64: return &ffi_type_sint64;
+  case SF_U8: return &ffi_type_uint8;
+  case SF_U16: return &ffi_type_uint16;
+  case SF_U32: return &ffi_type_uint32;
+  case SF_U64: return &ffi_type_uint64;
+  case SF_F32: return &ffi_type_float;
+  case SF_F64: return &ffi_type_double;
+  default: return &ffi_type_pointer;
+  }
+}
+
+sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *err,
+                     size_t errlen) {
+  sf_exec *x = calloc(1, sizeof *x);
+  if (!x || !(x->funcs = calloc(api->nfuncs, sizeof *x->funcs))) {
+    free(x);
+    if (err && errlen) snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  x->api = api;
+  sf_life_init(&x->life, api);
+  for (uint32_t i = 0; i < api->nfuncs; i++) {
+    const sf_func *f = &api->funcs[i];
+    prepared *pf = &x->funcs[i];
+    *(void **)&pf->fn = resolve(ctx, f->name);
+    if (!pf->fn) {
+      if (err && errlen) snprintf(err, errlen, "%s: symbol not found", f->name);
+      sf_exec_free(x);
+      return NULL;
+    }
+    if (f->release) {
+      *(void **)&pf->release = resolve(ctx, f->release);
+      if (!pf->release) {
+        if (err && errlen) snprintf(err, errlen, "%s: symbol not found", f->release);
+        sf_exec_free(x);
+        return NULL;
+      }
+    }
+    for (uint32_t j = 0; j < f->nparams; j++) pf->argtypes[j] = ffi_of(api, &f->params[j]);
+    pf->rtype = ffi_of(api, &f->ret);
+    if (ffi_prep_cif(&pf->cif, FFI_DEFAULT_ABI, f->nparams, pf->rtype, pf->argtypes) != FFI_OK) {
+      if (err && errlen) snprintf(err, errlen, "%s: libffi cannot prepare the call", f->name);
+      sf_exec_free(x);
+      return NULL;
+    }
+  }
+  return x;
+}
+
+void sf_exec_free(sf_exec *x) {
+  if (!x) return;
+  free(x->funcs);
+  sf_life_free(&x->life);
+  free(x->ptrs);
+  free(x->kept);
+  free(x->gone);
+  free(x);
+}
+
+void *sf_exec_value(const sf_exec *x, uint32_t vid) {
+  return vid < x->nptrs ? x->ptrs[vid] : NULL;
+}
+
+static int push_ptr(void ***arr, uint32_t *n, uint32_t *cap, void *p) {
+  if (*n == *cap) {
+    uint32_t c = *cap ? *cap * 2 : 16;
+    void **q = realloc(*arr, c * sizeof *q);
+    if (!q) return -1;
+    *arr = q;
+    *cap = c;
+  }
+  (*arr)[(*n)++] = p;
+  return 0;
+}
+
+static bool is_gone(const sf_exec *x, void *p) {
+  for (uint32_t i = 0; i < x->ngone; i++)
+    if (x->gone[i] == p) return true;
+  return false;
+}
+
+static void unmark_gone(sf_exec *x, void *p) {
+  for (uint32_t i = 0; i < x->ngone; i++)
+    if (x->gone[i] == p) x->gone[i] = x->gone[--x->ngone];
+}
+
+static uint64_t widen(sf_kind k, uint64_t raw) {
+  unsigned sz = sf_kind_size(k);
+  if (sz == 0 || sz >= 8) return raw;
+  uint64_t low = raw & ((1ULL << (sz * 8)) - 1);
+  if (!sf_kind_is_signed(k)) return low;
+  unsigned shift = 64 - sz * 8;
+  return (uint64_t)((int64_t)(low << shift) >> shift);
+}
+
+static bool error_matches(const sf_api *api, const sf_func *f, uint64_t ret) {
+  sf_kind k = f->ret.kind;
+  if (k == SF_ENUM || k == SF_FLAGS) k = api->enums[f->ret.type_index].base;
+  bool sgn = sf_kind_is_signed(k);
+  int64_t a = (int64_t)ret, b = (int64_t)f->err_value;
+  switch (f->err_cmp) {
+  case SF_CMP_NONE: return false;
+  case SF_CMP_NULL: return ret == 0;
+  case SF_CMP_EQ: return ret == f->err_value;
+  case SF_CMP_NE: return ret != f->err_value;
+  case SF_CMP_LT: return sgn ? a < b : ret < f->err_value;
+  case SF_CMP_LE: return sgn ? a <= b : ret <= f->err_value;
+  case SF_CMP_GT: return sgn ? a > b : ret > f->err_value;
+  case SF_CMP_GE: return sgn ? a >= b : ret >= f->err_value;
+  }
+  return false;
+}
+
+/* Value of an enum/flags argument as passed to C. */
+static uint64_t enum_value(const sf_api *api, const sf_param *p, uint64_t bits) {
+  const sf_enum *e = &api->enums[p->type_index];
+  if (p->kind == SF_ENUM) return (uint64_t)e->consts[bits].value;
+  uint64_t v = 0;
+  for (uint32_t i = 0; i < e->nconsts; i++)
+    if (bits >> i & 1) v |= (uint64_t)e->consts[i].value;
+  return v;
+}
+
+/* Make one call. Fills o; returns false on OOM. temps receives heap blocks
+ * to free after the call. */
+static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome *o) {
+  const sf_api *api = x->api;
+  const sf_func *f = sf_seq_func(s, ci);
+  const sf_arg *a = sf_seq_args(s, ci);
+  prepared *pf = &x->funcs[s->calls[ci].func];
+  uint64_t slots[64];
+  void *argp[64];
+  void *temps[64];
+  uint32_t ntemps = 0;
+  bool ok = true;
+  memset(o->outs, 0, sizeof o->outs);
+  memset(slots, 0, f->nparams * sizeof *slots); /* a length may precede its buffer */
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    const sf_param *p = &f->params[i];
+    argp[i] = &slots[i];
+    if (p->flags & SF_P_OUT) {
+      *(uint64_t **)&slots[i] = &o->outs[i];
+      continue;
+    }
+    switch (p->kind) {
+    case SF_HANDLE:
+      *(void **)&slots[i] = a[i].bits == SF_NULL_REF ? NULL : x->ptrs[a[i].bits];
+      break;
+    case SF_STRING:
+    case SF_BUFFER:
+    case SF_ARRAY: {
+      if (p->kind == SF_STRING && a[i].bits) break; /* NULL string */
+      size_t n = a[i].len + (p->kind == SF_STRING ? 1 : 0);
+      char *blk = malloc(n ? n : 1);
+      if (!blk) {
+        ok = false;
+        break;
+      }
+      if (a[i].len) memcpy(blk, sf_seq_bytes(s, &a[i]), a[i].len);
+      if (p->kind == SF_STRING) blk[a[i].len] = 0;
+      *(void **)&slots[i] = blk;
+      if (p->flags & SF_P_KEEP) {
+        if (push_ptr(&x->kept, &x->nkept, &x->keptcap, blk)) {
+          free(blk);
+          ok = false;
+        }
+      } else {
+        temps[ntemps++] = blk;
+      }
+      if (p->kind == SF_BUFFER) slots[p->len_param] = a[i].len / sf_kind_size(p->elem);
+      break;
+    }
+    case SF_ENUM:
+    case SF_FLAGS: slots[i] = enum_value(api, p, a[i].bits); break;
+    default:
+      if (!(p->flags & SF_P_LENGTH)) slots[i] = a[i].bits; /* floats: bits in the low bytes */
+    }
+  }
+  union {
+    ffi_arg a;
+    uint64_t u;
+    float f32;
+    double f64;
+    void *p;
+  } rv;
+  rv.u = 0;
+  if (ok) {
+    ffi_call(&pf->cif, pf->fn, &rv, argp);
+    o->made = true;
+    switch (f->ret.kind) {
+    case SF_VOID: o->ret = 0; break;
+    case SF_F32: {
+      uint32_t b;
+      memcpy(&b, &rv.f32, 4);
+      o->ret = b;
+      break;
+    }
+    case SF_F64: memcpy(&o->ret, &rv.f64, 8); break;
+    case SF_HANDLE:
+    case SF_STRING: o->ret = (uint64_t)(uintptr_t)rv.p; break;
+    case SF_ENUM:
+    case SF_FLAGS: o->ret = widen(api->enums[f->ret.type_index].base, (uint64_t)rv.a); break;
+    default: o->ret = widen(f->ret.kind, (uint64_t)rv.a);
+    }
+    o->failed = error_matches(api, f, o->ret);
+    o->str = f->ret.kind == SF_STRING ? (const char *)rv.p : NULL;
+  }
+  for (uint32_t k = 0; k < ntemps; k++) free(temps[k]);
+  return ok;
+}
+
+static void call_destructor(sf_exec *x, uint32_t vid) {
+  const sf_handle_type *h = &x->api->handles[x->life.htype[vid]];
+  if (h->destructor < 0) return;
+  const sf_func *f = &x->api->funcs[h->destructor];
+  prepared *pf = &x->funcs[h->destructor];
+  uint64_t slots[64], outs[64];
+  void *argp[64];
+  bool done = false;
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    slots[i] = 0;
+    argp[i] = &slots[i];
+    if (f->params[i].flags & SF_P_OUT) {
+      *(uint64_t **)&slots[i] = &outs[i];
+    } else if (f->params[i].kind == SF_HANDLE && !done) {
+      *(void **)&slots[i] = x->ptrs[vid];
+      done = true;
+    }
+  }
+  uint64_t rv[2];
+  ffi_call(&pf->cif, pf->fn, rv, argp);
+}
+
+/* After value vid is destroyed or consumed: remember its pointer. */
+static int mark_gone(sf_exec *x, uint32_t vid) {
+  void *p = x->ptrs[vid];
+  if (!p || is_gone(x, p)) return 0;
+  return push_ptr(&x->gone, &x->ngone, &x->gonecap, p);
+}
+
+static void cleanup(sf_exec *x) {
+  for (uint32_t v = x->life.n; v-- > 0;) {
+    if (!x->life.alive[v] || x->life.owner[v] != UINT32_MAX || !x->ptrs[v]) continue;
+    if (is_gone(x, x->ptrs[v])) continue; /* an alias of something already freed */
+    call_destructor(x, v);
+    mark_gone(x, v);
+  }
+  for (uint32_t i = 0; i < x->nkept; i++) free(x->kept[i]);
+  x->nkept = 0;
+  x->ngone = 0;
+}
+
+sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hooks,
+                          sf_run_result *result) {
+  sf_run_result r = {SF_RUN_OK, s->ncalls, 0};
+  sf_life_clear(&x->life);
+  x->nkept = x->ngone = 0;
+  if (s->api != x->api) {
+    r.status = SF_RUN_INVALID;
+    r.stop_call = 0;
+    goto out;
+  }
+  if (x->nptrs < s->nvals) {
+    void **p = realloc(x->ptrs, s->nvals * sizeof *p);
+    if (!p) {
+      r.status = SF_RUN_OOM;
+      goto out;
+    }
+    x->ptrs = p;
+    x->nptrs = s->nvals;
+  }
+  sf_call_outcome o;
+  for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+    const sf_func *f = sf_seq_func(s, ci);
+    const sf_arg *a = sf_seq_args(s, ci);
+    memset(&o, 0, offsetof(sf_call_outcome, outs));
+    o.call = ci;
+    /* Run-time legality: handles alive (static rules) and non-NULL. */
+    sf_run_status stop = SF_RUN_OK;
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      const sf_param *p = &f->params[i];
+      if (p->kind != SF_HANDLE || (p->flags & SF_P_OUT)) continue;
+      if (a[i].bits == SF_NULL_REF) {
+        if (!(p->flags & SF_P_NULLABLE)) stop = SF_RUN_INVALID;
+      } else if (!sf_life_usable(&x->life, a[i].bits, p->type_index)) {
+        stop = SF_RUN_INVALID;
+      } else if (!x->ptrs[a[i].bits] && !(p->flags & SF_P_NULLABLE)) {
+        stop = SF_RUN_NULL_HANDLE;
+      }
+      if (stop) break;
+    }
+    if (stop) {
+      r.status = stop;
+      r.stop_call = ci;
+      if (hooks && hooks->after_call) hooks->after_call(hooks->ctx, x, s, &o);
+      break;
+    }
+    if (!make_call(x, s, ci, &o)) {
+      r.status = SF_RUN_OOM;
+      r.stop_call = ci;
+      break;
+    }
+    r.calls_made++;
+    if (o.failed) {
+      /* A failed destructor still consumed its handle. */
+      if (f->flags & SF_F_DESTRUCTOR) {
+        for (uint32_t i = 0; i < f->nparams; i++)
+          if (f->params[i].flags & SF_P_CONSUME) {
+            x->life.alive[a[i].bits] = 0;
+            mark_gone(x, (uint32_t)a[i].bits);
+          }
+      }
+      if (hooks && hooks->after_call) hooks->after_call(hooks->ctx, x, s, &o);
+      r.status = SF_RUN_ERROR_RESULT;
+      r.stop_call = ci;
+      break;
+    }
+    for (uint32_t i = 0; i < f->nparams; i++)
+      if ((f->params[i].flags & SF_P_CONSUME) && a[i].bits != SF_NULL_REF)
+        if (mark_gone(x, (uint32_t)a[i].bits)) r.status = SF_RUN_OOM;
+    if (sf_life_apply(&x->life, s->calls[ci].func, a)) r.status = SF_RUN_OOM;
+    uint32_t vid = s->calls[ci].val0;
+    if (f->ret.kind == SF_HANDLE) {
+      x->ptrs[vid] = (void *)(uintptr_t)o.ret;
+      if (f->owner_param < 0) unmark_gone(x, x->ptrs[vid]);
+      vid++;
+    }
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      if (f->params[i].kind == SF_HANDLE && (f->params[i].flags & SF_P_OUT)) {
+        x->ptrs[vid] = (void *)(uintptr_t)o.outs[i];
+        unmark_gone(x, x->ptrs[vid]);
+        vid++;
+      }
+    }
+    if (hooks && hooks->after_call) hooks->after_call(hooks->ctx, x, s, &o);
+    if (o.str && x->funcs[s->calls[ci].func].release)
+      x->funcs[s->calls[ci].func].release((void *)o.str);
+    if (r.status == SF_RUN_OOM) {
+      r.stop_call = ci;
+      break;
+    }
+  }
+out:
+  /* Values never produced (the run stopped early) must not be destroyed. */
+  cleanup(x);
+  if (result) *result = r;
+  return r.status;
+}

@@ -1,0 +1,79 @@
+/* exec.h: run a sequence against the real library, through libffi.
+ *
+ * sf_exec_new() resolves every function of the API (and every `release`
+ * symbol) once and prepares its libffi call interface. sf_exec_run() then
+ * executes a valid sequence call by call:
+ *  - strings, buffers and arrays are copied into heap blocks of their exact
+ *    size (so AddressSanitizer sees any overflow) and freed after the call
+ *    (after the sequence for `keep` parameters);
+ *  - a call whose non-nullable handle argument is NULL at run time is not
+ *    made: the run stops there (SF_RUN_NULL_HANDLE, a precondition failure);
+ *  - a result matching the function's error convention produces nothing and
+ *    stops the run (SF_RUN_ERROR_RESULT); a destructor that fails still
+ *    consumes its handle, any other call that fails consumes nothing;
+ *  - at the end every live handle the caller owns is destroyed with its
+ *    type's destructor, newest first, so what LeakSanitizer reports after a
+ *    run is a real leak of the library.
+ * Runs are deterministic: the same sequence makes the same calls with the
+ * same values. */
+#ifndef SF_EXEC_H
+#define SF_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../grammar/api.h"
+#include "../sequence/seq.h"
+
+typedef struct sf_exec sf_exec;
+
+/* Resolve a symbol; NULL when absent. */
+typedef void *(*sf_resolve_fn)(void *ctx, const char *symbol);
+
+/* NULL on failure with a message in err (e.g. "kv_open: symbol not found"). */
+sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *err,
+                     size_t errlen);
+void sf_exec_free(sf_exec *x);
+
+typedef enum sf_run_status {
+  SF_RUN_OK = 0,        /* every call ran */
+  SF_RUN_ERROR_RESULT,  /* a call failed by the API's error convention */
+  SF_RUN_NULL_HANDLE,   /* a non-nullable handle argument was NULL: call not made */
+  SF_RUN_INVALID,       /* the sequence is not valid (sf_seq_validate) */
+  SF_RUN_OOM,
+} sf_run_status;
+
+const char *sf_run_status_name(sf_run_status st);
+
+/* What one call did, for hooks. */
+typedef struct sf_call_outcome {
+  uint32_t call;
+  bool made;          /* false when the call was not made (NULL handle) */
+  bool failed;        /* the error convention matched */
+  uint64_t ret;       /* result bits: integers sign-extended, floats as bits, pointers */
+  const char *str;    /* string result (NULL if none); valid during the hook only */
+  uint64_t outs[64];  /* value written to each out parameter (pointer or number) */
+} sf_call_outcome;
+
+typedef struct sf_exec_hooks {
+  void *ctx;
+  /* After each call made (and for the call not made, with made == false). */
+  void (*after_call)(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o);
+} sf_exec_hooks;
+
+typedef struct sf_run_result {
+  sf_run_status status;
+  uint32_t stop_call; /* the call where the run stopped; s->ncalls when it did not */
+  uint32_t calls_made;
+} sf_run_result;
+
+/* Execute s (must be valid for x's API). hooks may be NULL. Returns
+ * result->status. */
+sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hooks,
+                          sf_run_result *result);
+
+/* During a hook: the run-time pointer of value vid (NULL if not produced). */
+void *sf_exec_value(const sf_exec *x, uint32_t vid);
+
+#endif

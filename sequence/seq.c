@@ -1,0 +1,546 @@
+/* The sequence model: storage, lifetimes, validity and repair. */
+#include "seq.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/sf_hash.h"
+#include "seq_internal.h"
+
+/* ---- storage ------------------------------------------------------------ */
+
+static int grow(void **arr, uint32_t *cap, uint32_t need, size_t size) {
+  if (need <= *cap) return 0;
+  uint32_t c = *cap ? *cap : 16;
+  while (c < need) c *= 2;
+  void *p = realloc(*arr, (size_t)c * size);
+  if (!p) return -1;
+  *arr = p;
+  *cap = c;
+  return 0;
+}
+
+void sf_seq_init(sf_seq *s, const sf_api *api) {
+  memset(s, 0, sizeof *s);
+  s->api = api;
+}
+
+void sf_seq_free(sf_seq *s) {
+  free(s->calls);
+  free(s->args);
+  free(s->vals);
+  sf_buf_free(&s->blob);
+  memset(s, 0, sizeof *s);
+}
+
+void sf_seq_clear(sf_seq *s) {
+  s->ncalls = s->nargs = s->nvals = 0;
+  sf_buf_reset(&s->blob);
+}
+
+int sf_seq_copy(sf_seq *dst, const sf_seq *src) {
+  sf_seq_clear(dst);
+  dst->api = src->api;
+  if (grow((void **)&dst->calls, &dst->callcap, src->ncalls, sizeof *dst->calls) ||
+      grow((void **)&dst->args, &dst->argcap, src->nargs, sizeof *dst->args) ||
+      grow((void **)&dst->vals, &dst->valcap, src->nvals, sizeof *dst->vals) ||
+      sf_buf_append(&dst->blob, src->blob.data, src->blob.len))
+    return -1;
+  if (src->ncalls) memcpy(dst->calls, src->calls, src->ncalls * sizeof *dst->calls);
+  if (src->nargs) memcpy(dst->args, src->args, src->nargs * sizeof *dst->args);
+  if (src->nvals) memcpy(dst->vals, src->vals, src->nvals * sizeof *dst->vals);
+  dst->ncalls = src->ncalls;
+  dst->nargs = src->nargs;
+  dst->nvals = src->nvals;
+  return 0;
+}
+
+sf_arg *sf_seq_add_call(sf_seq *s, uint32_t func) {
+  const sf_func *f = &s->api->funcs[func];
+  if (grow((void **)&s->calls, &s->callcap, s->ncalls + 1, sizeof *s->calls) ||
+      grow((void **)&s->args, &s->argcap, s->nargs + f->nparams, sizeof *s->args) ||
+      grow((void **)&s->vals, &s->valcap, s->nvals + f->nproduced, sizeof *s->vals))
+    return NULL;
+  sf_call *c = &s->calls[s->ncalls];
+  c->func = func;
+  c->arg0 = s->nargs;
+  c->val0 = s->nvals;
+  sf_arg *args = &s->args[s->nargs];
+  memset(args, 0, f->nparams * sizeof *args);
+  for (uint32_t i = 0; i < f->nparams; i++)
+    if (f->params[i].kind == SF_HANDLE && !(f->params[i].flags & SF_P_OUT))
+      args[i].bits = SF_NULL_REF;
+  if (f->ret.kind == SF_HANDLE)
+    s->vals[s->nvals++] = (sf_value){s->ncalls, -1, f->ret.type_index};
+  for (uint32_t i = 0; i < f->nparams; i++)
+    if (f->params[i].kind == SF_HANDLE && (f->params[i].flags & SF_P_OUT))
+      s->vals[s->nvals++] = (sf_value){s->ncalls, (int32_t)i, f->params[i].type_index};
+  s->nargs += f->nparams;
+  s->ncalls++;
+  return args;
+}
+
+int sf_seq_set_bytes(sf_seq *s, sf_arg *a, const void *data, size_t len) {
+  if (len > UINT32_MAX || s->blob.len + len > UINT32_MAX) return -1;
+  /* `data` may point into the blob itself; reserve first, then copy. */
+  size_t src_off = SIZE_MAX;
+  if (s->blob.data && (const uint8_t *)data >= s->blob.data &&
+      (const uint8_t *)data < s->blob.data + s->blob.len)
+    src_off = (size_t)((const uint8_t *)data - s->blob.data);
+  if (sf_buf_reserve(&s->blob, len)) return -1;
+  if (src_off != SIZE_MAX) data = s->blob.data + src_off;
+  a->off = (uint32_t)s->blob.len;
+  a->len = (uint32_t)len;
+  if (len) memmove(s->blob.data + s->blob.len, data, len);
+  s->blob.len += len;
+  return 0;
+}
+
+static bool has_bytes(const sf_param *p) {
+  return p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY;
+}
+
+sf_arg *sf_seq_append_from(sf_seq *dst, const sf_seq *src, uint32_t ci, const uint64_t *map) {
+  uint32_t fi = src->calls[ci].func;
+  const sf_func *f = &src->api->funcs[fi];
+  sf_arg *out = sf_seq_add_call(dst, fi);
+  if (!out) return NULL;
+  const sf_arg *in = sf_seq_args(src, ci);
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    const sf_param *p = &f->params[i];
+    if (!sf_param_is_input(p)) continue;
+    if (p->kind == SF_HANDLE) {
+      out[i].bits = in[i].bits == SF_NULL_REF ? SF_NULL_REF : map[in[i].bits];
+    } else if (has_bytes(p)) {
+      out[i].bits = in[i].bits; /* NULL string marker */
+      if (sf_seq_set_bytes(dst, &out[i], sf_seq_bytes(src, &in[i]), in[i].len)) return NULL;
+    } else {
+      out[i].bits = in[i].bits;
+    }
+  }
+  return out;
+}
+
+void sf_seq_truncate(sf_seq *s, uint32_t n) {
+  if (n >= s->ncalls) return;
+  s->ncalls = n;
+  s->nargs = n ? s->calls[n - 1].arg0 + sf_seq_func(s, n - 1)->nparams : 0;
+  s->nvals = n ? s->calls[n - 1].val0 + sf_seq_func(s, n - 1)->nproduced : 0;
+}
+
+bool sf_seq_equal(const sf_seq *a, const sf_seq *b) {
+  if (a->ncalls != b->ncalls) return false;
+  for (uint32_t ci = 0; ci < a->ncalls; ci++) {
+    if (a->calls[ci].func != b->calls[ci].func) return false;
+    const sf_func *f = sf_seq_func(a, ci);
+    const sf_arg *x = sf_seq_args(a, ci), *y = sf_seq_args(b, ci);
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      if (!sf_param_is_input(&f->params[i])) continue;
+      if (has_bytes(&f->params[i])) {
+        if (x[i].bits != y[i].bits || x[i].len != y[i].len ||
+            (x[i].len && memcmp(sf_seq_bytes(a, &x[i]), sf_seq_bytes(b, &y[i]), x[i].len)))
+          return false;
+      } else if (x[i].bits != y[i].bits) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+uint64_t sf_seq_hash(const sf_seq *s) {
+  uint64_t h = 0x5e9f;
+  for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+    h = sf_hash_mix(h, s->calls[ci].func);
+    const sf_func *f = sf_seq_func(s, ci);
+    const sf_arg *a = sf_seq_args(s, ci);
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      if (!sf_param_is_input(&f->params[i])) continue;
+      if (has_bytes(&f->params[i]))
+        h = sf_hash_mix(h, sf_hash_bytes(sf_seq_bytes(s, &a[i]), a[i].len, a[i].len + a[i].bits));
+      else
+        h = sf_hash_mix(h, a[i].bits);
+    }
+  }
+  return h;
+}
+
+/* ---- lifetimes ---------------------------------------------------------- */
+
+void sf_life_init(sf_life *l, const sf_api *api) {
+  memset(l, 0, sizeof *l);
+  l->api = api;
+}
+
+void sf_life_free(sf_life *l) {
+  free(l->alive);
+  free(l->owner);
+  free(l->htype);
+  free(l->producer);
+  memset(l, 0, sizeof *l);
+}
+
+void sf_life_clear(sf_life *l) { l->n = 0; }
+
+bool sf_life_usable(const sf_life *l, uint64_t vid, uint32_t htype) {
+  return vid < l->n && l->alive[vid] && l->htype[vid] == htype;
+}
+
+uint32_t sf_life_candidates(const sf_life *l, uint32_t htype, uint32_t *out, uint32_t cap) {
+  uint32_t n = 0;
+  for (uint32_t v = l->n; v-- > 0;) {
+    if (l->alive[v] && l->htype[v] == htype) {
+      if (n < cap) out[n] = v;
+      n++;
+    }
+  }
+  return n;
+}
+
+static int life_push(sf_life *l, uint32_t htype, uint32_t owner, uint32_t producer) {
+  if (l->n == l->cap) {
+    uint32_t c = l->cap ? l->cap * 2 : 32;
+    uint8_t *a = realloc(l->alive, c);
+    if (!a) return -1;
+    l->alive = a;
+    uint32_t *o = realloc(l->owner, c * sizeof *o);
+    if (!o) return -1;
+    l->owner = o;
+    uint32_t *t = realloc(l->htype, c * sizeof *t);
+    if (!t) return -1;
+    l->htype = t;
+    uint32_t *p = realloc(l->producer, c * sizeof *p);
+    if (!p) return -1;
+    l->producer = p;
+    l->cap = c;
+  }
+  l->alive[l->n] = 1;
+  l->owner[l->n] = owner;
+  l->htype[l->n] = htype;
+  l->producer[l->n] = producer;
+  l->n++;
+  return 0;
+}
+
+int sf_life_apply(sf_life *l, uint32_t func, const sf_arg *args) {
+  const sf_func *f = &l->api->funcs[func];
+  bool any_killed = false;
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    const sf_param *p = &f->params[i];
+    if (p->kind != SF_HANDLE || (p->flags & SF_P_OUT) || args[i].bits == SF_NULL_REF) continue;
+    if (p->flags & SF_P_CONSUME) {
+      l->alive[args[i].bits] = 0;
+      any_killed = true;
+    }
+  }
+  /* Invalidation: owned values whose producer lists this function, when the
+   * call touches their owner. */
+  for (uint32_t v = 0; v < l->n; v++) {
+    if (!l->alive[v] || l->owner[v] == UINT32_MAX) continue;
+    const sf_func *pf = &l->api->funcs[l->producer[v]];
+    bool listed = false;
+    for (uint32_t k = 0; k < pf->ninvalidated_by && !listed; k++)
+      listed = pf->invalidated_by[k] == func;
+    if (!listed) continue;
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      const sf_param *p = &f->params[i];
+      if (p->kind == SF_HANDLE && !(p->flags & SF_P_OUT) && args[i].bits == l->owner[v]) {
+        l->alive[v] = 0;
+        any_killed = true;
+        break;
+      }
+    }
+  }
+  /* Owners precede what they own, so one forward pass propagates deaths. */
+  if (any_killed)
+    for (uint32_t v = 0; v < l->n; v++)
+      if (l->alive[v] && l->owner[v] != UINT32_MAX && !l->alive[l->owner[v]]) l->alive[v] = 0;
+  if (f->ret.kind == SF_HANDLE) {
+    uint32_t owner = UINT32_MAX;
+    if (f->owner_param >= 0 && args[f->owner_param].bits != SF_NULL_REF)
+      owner = (uint32_t)args[f->owner_param].bits;
+    if (life_push(l, f->ret.type_index, owner, func)) return -1;
+  }
+  for (uint32_t i = 0; i < f->nparams; i++)
+    if (f->params[i].kind == SF_HANDLE && (f->params[i].flags & SF_P_OUT))
+      if (life_push(l, f->params[i].type_index, UINT32_MAX, func)) return -1;
+  return 0;
+}
+
+/* ---- primitive values --------------------------------------------------- */
+
+static uint64_t sign_extend(uint64_t v, unsigned bytes) {
+  if (bytes >= 8) return v;
+  unsigned shift = 64 - bytes * 8;
+  return (uint64_t)((int64_t)(v << shift) >> shift);
+}
+
+static uint64_t truncate_to(uint64_t v, unsigned bytes) {
+  return bytes >= 8 ? v : v & ((1ULL << (bytes * 8)) - 1);
+}
+
+#define F32_NAN 0x7fc00000ULL
+#define F64_NAN 0x7ff8000000000000ULL
+
+static bool is_nan_bits(sf_kind k, uint64_t b) {
+  if (k == SF_F32) return (b & 0x7f800000ULL) == 0x7f800000ULL && (b & 0x7fffffULL);
+  return (b & 0x7ff0000000000000ULL) == 0x7ff0000000000000ULL && (b & 0xfffffffffffffULL);
+}
+
+bool sf_arg_prim_ok(const sf_api *api, const sf_param *p, uint64_t bits) {
+  switch (p->kind) {
+  case SF_BOOL: return bits <= 1;
+  case SF_F32: return bits <= 0xffffffffULL && (!is_nan_bits(SF_F32, bits) || bits == F32_NAN);
+  case SF_F64: return !is_nan_bits(SF_F64, bits) || bits == F64_NAN;
+  case SF_ENUM: return bits < api->enums[p->type_index].nconsts;
+  case SF_FLAGS: {
+    uint32_t n = api->enums[p->type_index].nconsts;
+    return n >= 64 || bits < (1ULL << n);
+  }
+  default:
+    if (!sf_kind_is_int(p->kind)) return false;
+    unsigned sz = sf_kind_size(p->kind);
+    uint64_t canon = sf_kind_is_signed(p->kind) ? sign_extend(bits, sz) : truncate_to(bits, sz);
+    return canon == bits && sf_param_accepts(p, bits);
+  }
+}
+
+/* Integers: wrap into [lo, hi]; an excluded value moves to the next legal one. */
+static uint64_t repair_int(const sf_param *p, uint64_t bits) {
+  unsigned sz = sf_kind_size(p->kind);
+  bool sgn = sf_kind_is_signed(p->kind);
+  uint64_t v = sgn ? sign_extend(bits, sz) : truncate_to(bits, sz);
+  uint64_t span = p->hi - p->lo; /* modular arithmetic works for both signednesses */
+  bool inside = sgn ? ((int64_t)v >= (int64_t)p->lo && (int64_t)v <= (int64_t)p->hi)
+                    : (v >= p->lo && v <= p->hi);
+  if (!inside) v = span == UINT64_MAX ? v : p->lo + (v - p->lo) % (span + 1);
+  for (uint32_t tries = 0; tries <= p->nexcluded; tries++) {
+    bool excluded = false;
+    for (uint32_t i = 0; i < p->nexcluded; i++) excluded |= p->excluded[i] == v;
+    if (!excluded) return v;
+    v = (v == p->hi) ? p->lo : v + 1;
+  }
+  return v; /* unreachable when the parser guaranteed a legal value exists */
+}
+
+uint64_t sf_arg_prim_repair(const sf_api *api, const sf_param *p, uint64_t bits) {
+  switch (p->kind) {
+  case SF_BOOL: return bits & 1;
+  case SF_F32:
+    bits &= 0xffffffffULL;
+    return is_nan_bits(SF_F32, bits) ? F32_NAN : bits;
+  case SF_F64: return is_nan_bits(SF_F64, bits) ? F64_NAN : bits;
+  case SF_ENUM: return bits % api->enums[p->type_index].nconsts;
+  case SF_FLAGS: {
+    uint32_t n = api->enums[p->type_index].nconsts;
+    return n >= 64 ? bits : bits & ((1ULL << n) - 1);
+  }
+  default: return sf_kind_is_int(p->kind) ? repair_int(p, bits) : bits;
+  }
+}
+
+/* Bytes of buffer/array/string args: canonical element values. */
+static bool elems_ok(sf_kind elem, const uint8_t *d, uint32_t len) {
+  unsigned es = sf_kind_size(elem);
+  if (len % es) return false;
+  for (uint32_t i = 0; i < len; i += es) {
+    uint64_t b = 0;
+    memcpy(&b, d + i, es);
+    if (elem == SF_BOOL && b > 1) return false;
+    if ((elem == SF_F32 || elem == SF_F64) && is_nan_bits(elem, b) &&
+        b != (elem == SF_F32 ? F32_NAN : F64_NAN))
+      return false;
+  }
+  return true;
+}
+
+void sf_seq_canon_elems(sf_kind elem, uint8_t *d, uint32_t len) {
+  unsigned es = sf_kind_size(elem);
+  for (uint32_t i = 0; i + es <= len; i += es) {
+    uint64_t b = 0;
+    memcpy(&b, d + i, es);
+    if (elem == SF_BOOL) b &= 1;
+    if ((elem == SF_F32 || elem == SF_F64) && is_nan_bits(elem, b))
+      b = elem == SF_F32 ? F32_NAN : F64_NAN;
+    memcpy(d + i, &b, es);
+  }
+}
+
+void sf_seq_buffer_bounds(const sf_func *f, const sf_param *p, uint64_t *lo, uint64_t *hi) {
+  const sf_param *lp = &f->params[p->len_param];
+  *lo = lp->lo;
+  *hi = lp->hi;
+  uint64_t kind_max = sf_kind_size(lp->kind) >= 8 ? UINT64_MAX
+                                                   : (1ULL << (sf_kind_size(lp->kind) * 8 -
+                                                               sf_kind_is_signed(lp->kind))) -
+                                                         1;
+  if (*hi > kind_max) *hi = kind_max;
+  uint64_t max_elems = (1u << 20) / sf_kind_size(p->elem);
+  if (*hi > max_elems) *hi = max_elems;
+  if (*lo > *hi) *lo = *hi;
+}
+
+/* ---- validation --------------------------------------------------------- */
+
+static int verr(char *err, size_t errlen, uint32_t ci, const sf_func *f, const char *what,
+                const char *pname) {
+  if (err && errlen)
+    snprintf(err, errlen, "call %u (%s): %s%s%s", ci + 1, f ? f->name : "?", what,
+             pname ? " in parameter " : "", pname ? pname : "");
+  return -1;
+}
+
+int sf_seq_validate(const sf_seq *s, char *err, size_t errlen) {
+  const sf_api *api = s->api;
+  sf_life life;
+  sf_life_init(&life, api);
+  int rc = 0;
+  uint32_t nvals = 0, nargs = 0;
+  for (uint32_t ci = 0; ci < s->ncalls && rc == 0; ci++) {
+    const sf_call *c = &s->calls[ci];
+    if (c->func >= api->nfuncs) {
+      rc = verr(err, errlen, ci, NULL, "unknown function", NULL);
+      break;
+    }
+    const sf_func *f = &api->funcs[c->func];
+    if (c->arg0 != nargs || c->val0 != nvals) {
+      rc = verr(err, errlen, ci, f, "argument or value numbering is inconsistent", NULL);
+      break;
+    }
+    nargs += f->nparams;
+    nvals += f->nproduced;
+    if (nargs > s->nargs || nvals > s->nvals) {
+      rc = verr(err, errlen, ci, f, "arguments or values missing", NULL);
+      break;
+    }
+    const sf_arg *a = sf_seq_args(s, ci);
+    for (uint32_t i = 0; i < f->nparams && rc == 0; i++) {
+      const sf_param *p = &f->params[i];
+      const char *bad = NULL;
+      if (!sf_param_is_input(p)) {
+        if (a[i].bits || a[i].len) bad = "out or length parameter carries a value";
+      } else if (p->kind == SF_HANDLE) {
+        if (a[i].bits == SF_NULL_REF) {
+          if (!(p->flags & SF_P_NULLABLE)) bad = "NULL handle";
+        } else if (!sf_life_usable(&life, a[i].bits, p->type_index)) {
+          bad = "handle is not alive or has the wrong type";
+        }
+      } else if (has_bytes(p)) {
+        if ((uint64_t)a[i].off + a[i].len > s->blob.len) {
+          bad = "bytes out of bounds";
+        } else if (p->kind == SF_STRING) {
+          if (a[i].bits > 1 || (a[i].bits && (a[i].len || !(p->flags & SF_P_NULLABLE))))
+            bad = "bad NULL string";
+          else if (a[i].len > SF_MAX_STRING || memchr(sf_seq_bytes(s, &a[i]), 0, a[i].len))
+            bad = "string too long or contains NUL";
+        } else if (p->kind == SF_ARRAY) {
+          if (a[i].len != p->array_len * sf_kind_size(p->elem) ||
+              !elems_ok(p->elem, sf_seq_bytes(s, &a[i]), a[i].len))
+            bad = "array has the wrong size or a non-canonical element";
+        } else {
+          uint64_t lo, hi;
+          sf_seq_buffer_bounds(f, p, &lo, &hi);
+          unsigned es = sf_kind_size(p->elem);
+          if (a[i].len % es || a[i].len / es < lo || a[i].len / es > hi ||
+              !elems_ok(p->elem, sf_seq_bytes(s, &a[i]), a[i].len))
+            bad = "buffer length violates its length constraint";
+        }
+      } else if (!sf_arg_prim_ok(api, p, a[i].bits)) {
+        bad = "value violates the precondition or is not canonical";
+      }
+      if (bad) rc = verr(err, errlen, ci, f, bad, p->name);
+    }
+    if (rc == 0) {
+      for (uint32_t k = 0; k < f->nproduced; k++)
+        if (s->vals[c->val0 + k].call != ci) rc = verr(err, errlen, ci, f, "value table", NULL);
+      if (rc == 0 && sf_life_apply(&life, c->func, a)) rc = verr(err, errlen, ci, f, "OOM", NULL);
+    }
+  }
+  if (rc == 0 && (nargs != s->nargs || nvals != s->nvals))
+    rc = verr(err, errlen, s->ncalls ? s->ncalls - 1 : 0, NULL, "trailing arguments", NULL);
+  sf_life_free(&life);
+  return rc;
+}
+
+/* ---- repair ------------------------------------------------------------- */
+
+int sf_seq_repair(sf_seq *s) {
+  const sf_api *api = s->api;
+  sf_seq out;
+  sf_seq_init(&out, api);
+  sf_life life;
+  sf_life_init(&life, api);
+  uint64_t *map = malloc(((size_t)s->nvals + 1) * sizeof *map);
+  int dropped = 0;
+  if (!map) goto oom;
+  for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+    const sf_func *f = sf_seq_func(s, ci);
+    const sf_arg *a = sf_seq_args(s, ci);
+    bool ok = true;
+    for (uint32_t i = 0; i < f->nparams && ok; i++) {
+      const sf_param *p = &f->params[i];
+      if (p->kind != SF_HANDLE || (p->flags & SF_P_OUT)) continue;
+      uint64_t v = a[i].bits == SF_NULL_REF || a[i].bits >= s->nvals ? SF_NULL_REF
+                                                                     : map[a[i].bits];
+      if (v == SF_NULL_REF) ok = (p->flags & SF_P_NULLABLE) && a[i].bits == SF_NULL_REF;
+      else ok = sf_life_usable(&life, v, p->type_index);
+    }
+    uint32_t val0 = s->calls[ci].val0;
+    if (!ok) {
+      for (uint32_t k = 0; k < f->nproduced; k++) map[val0 + k] = SF_NULL_REF;
+      dropped++;
+      continue;
+    }
+    uint32_t new_val0 = out.nvals;
+    sf_arg *na = sf_seq_append_from(&out, s, ci, map);
+    if (!na) goto oom;
+    for (uint32_t k = 0; k < f->nproduced; k++) map[val0 + k] = new_val0 + k;
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      const sf_param *p = &f->params[i];
+      if (!sf_param_is_input(p)) {
+        na[i].bits = 0;
+        na[i].off = na[i].len = 0;
+      } else if (p->kind == SF_STRING) {
+        na[i].bits = (na[i].bits & 1) && (p->flags & SF_P_NULLABLE);
+        if (na[i].bits) na[i].len = 0;
+        uint8_t *d = out.blob.data + na[i].off;
+        uint8_t *nul = na[i].len ? memchr(d, 0, na[i].len) : NULL;
+        if (nul) na[i].len = (uint32_t)(nul - d);
+        if (na[i].len > SF_MAX_STRING) na[i].len = SF_MAX_STRING;
+      } else if (p->kind == SF_ARRAY || p->kind == SF_BUFFER) {
+        unsigned es = sf_kind_size(p->elem);
+        uint64_t want_lo = p->array_len, want_hi = p->array_len;
+        if (p->kind == SF_BUFFER) sf_seq_buffer_bounds(f, p, &want_lo, &want_hi);
+        uint64_t n = na[i].len / es;
+        if (n > want_hi) n = want_hi;
+        if (n < want_lo) {
+          /* Pad with zero elements: a fresh copy at the end of the blob. */
+          size_t have = (size_t)n * es, need = (size_t)want_lo * es;
+          uint32_t off = na[i].off;
+          if (sf_buf_reserve(&out.blob, need)) goto oom;
+          memmove(out.blob.data + out.blob.len, out.blob.data + off, have);
+          memset(out.blob.data + out.blob.len + have, 0, need - have);
+          na[i].off = (uint32_t)out.blob.len;
+          out.blob.len += need;
+          n = want_lo;
+        }
+        na[i].len = (uint32_t)(n * es);
+        if (na[i].len) sf_seq_canon_elems(p->elem, out.blob.data + na[i].off, na[i].len);
+      } else if (p->kind != SF_HANDLE) {
+        na[i].bits = sf_arg_prim_repair(api, p, na[i].bits);
+      }
+    }
+    if (sf_life_apply(&life, out.calls[out.ncalls - 1].func, na)) goto oom;
+  }
+  free(map);
+  sf_life_free(&life);
+  sf_seq_free(s);
+  *s = out;
+  return dropped;
+oom:
+  free(map);
+  sf_life_free(&life);
+  sf_seq_free(&out);
+  return -1;
+}
