@@ -19,8 +19,13 @@ int sf_buf_reserve(sf_buf *b, size_t extra) {
 
 int sf_buf_append(sf_buf *b, const void *p, size_t n) {
   if (n == 0) return 0;
+  /* p may point into b itself (appending a copy of part of it). */
+  const uint8_t *src = p;
+  size_t self = b->data && src >= b->data && src < b->data + b->len ? (size_t)(src - b->data)
+                                                                     : SIZE_MAX;
   if (sf_buf_reserve(b, n)) return -1;
-  memcpy(b->data + b->len, p, n);
+  if (self != SIZE_MAX) src = b->data + self;
+  memmove(b->data + b->len, src, n);
   b->len += n;
   return 0;
 }

@@ -16,7 +16,8 @@ typedef struct sf_buf {
   size_t cap;
 } sf_buf;
 
-/* Make room for at least `extra` more bytes. 0 on success, -1 on OOM. */
+/* Make room for at least `extra` more bytes. 0 on success, -1 on OOM.
+ * Appends accept data that points into the buffer itself. */
 int sf_buf_reserve(sf_buf *b, size_t extra);
 int sf_buf_append(sf_buf *b, const void *p, size_t n);
 int sf_buf_putc(sf_buf *b, uint8_t c);

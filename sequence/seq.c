@@ -504,9 +504,11 @@ int sf_seq_repair(sf_seq *s) {
       } else if (p->kind == SF_STRING) {
         na[i].bits = (na[i].bits & 1) && (p->flags & SF_P_NULLABLE);
         if (na[i].bits) na[i].len = 0;
-        uint8_t *d = out.blob.data + na[i].off;
-        uint8_t *nul = na[i].len ? memchr(d, 0, na[i].len) : NULL;
-        if (nul) na[i].len = (uint32_t)(nul - d);
+        if (na[i].len) {
+          uint8_t *d = out.blob.data + na[i].off;
+          uint8_t *nul = memchr(d, 0, na[i].len);
+          if (nul) na[i].len = (uint32_t)(nul - d);
+        }
         if (na[i].len > SF_MAX_STRING) na[i].len = SF_MAX_STRING;
       } else if (p->kind == SF_ARRAY || p->kind == SF_BUFFER) {
         unsigned es = sf_kind_size(p->elem);

@@ -25,8 +25,13 @@ static int print_float(sf_buf *out, sf_kind k, uint64_t bits) {
   }
   if (isnan(d)) return sf_buf_printf(out, "nan");
   if (isinf(d)) return sf_buf_printf(out, d < 0 ? "-inf" : "inf");
+  /* The shortest form that reads back to the same value. */
   char tmp[64];
-  snprintf(tmp, sizeof tmp, k == SF_F32 ? "%.9g" : "%.17g", d);
+  for (int prec = k == SF_F32 ? 6 : 15; prec <= 17; prec++) {
+    snprintf(tmp, sizeof tmp, "%.*g", prec, d);
+    double back = strtod(tmp, NULL);
+    if (k == SF_F32 ? (float)back == (float)d : back == d) break;
+  }
   if (!strpbrk(tmp, ".eEn")) strcat(tmp, ".0");
   return sf_buf_printf(out, "%s", tmp);
 }

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The seqfuzz command line: outputs, exit codes and error messages.
+set -uo pipefail
+build=$1 src=$2
+api=$src/seeds/demo/kvstore.api
+sf=$build/seqfuzz
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+expect() { # expect NAME WANTED_EXIT PATTERN -- command...
+  local name=$1 want=$2 pat=$3
+  shift 4
+  "$@" >"$work/out" 2>&1
+  local rc=$?
+  if [ "$rc" != "$want" ] || { [ -n "$pat" ] && ! grep -qE -- "$pat" "$work/out"; }; then
+    echo "FAIL $name: exit $rc (wanted $want), output:"
+    cat "$work/out"
+    fails=$((fails + 1))
+  else
+    echo "ok   $name"
+  fi
+}
+expect check 0 "API 'kvstore' ok: 12 functions" -- "$sf" check "$api"
+printf 'api t;\nfunc void f(nope x);\n' >"$work/bad.api"
+expect check-bad 1 "^$work/bad.api:2:13: unknown type 'nope'$" -- "$sf" check "$work/bad.api"
+expect check-missing 1 "cannot open file" -- "$sf" check "$work/none.api"
+expect unknown-cmd 2 "unknown command" -- "$sf" frobnicate
+expect encode 0 "" -- "$sf" encode "$api" "$src/seeds/demo/seeds/iterate.seq" -o "$work/in.bin"
+"$sf" show "$api" "$work/in.bin" >"$work/shown"
+if diff -q "$work/shown" "$src/seeds/demo/seeds/iterate.seq" >/dev/null; then echo "ok   show-roundtrip"
+else echo "FAIL show-roundtrip"; diff "$work/shown" "$src/seeds/demo/seeds/iterate.seq"; fails=$((fails + 1)); fi
+printf 'h1 = kv_open(0, 0);\n' >"$work/bad.seq"
+expect encode-bad 1 "bad.seq:1:14: 0 violates the precondition of parameter 'capacity'" -- \
+  "$sf" encode "$api" "$work/bad.seq" -o "$work/x"
+printf 'S\001\000\000\000\000\001' >"$work/other.bin"
+expect show-foreign 1 "fingerprint differs" -- "$sf" show "$api" "$work/other.bin"
+expect run-ok 0 "outcome: ok, 8 calls made" -- "$sf" run "$api" "$work/in.bin" --lib "$build/libkvstore.so"
+expect run-trace 0 "\\[5\\] kv_iter_next\\(h2, &_\\);  -> 1  vlen=1" -- \
+  "$sf" run "$api" "$work/in.bin" --lib "$build/libkvstore.so"
+printf 'h1 = kv_open(1, 0);\nkv_put(h1, "a", "");\nkv_put(h1, "b", "");\nkv_count(h1);\n' >"$work/full.seq"
+expect run-stops 1 "outcome: stopped at call 3: error-result" -- \
+  "$sf" run "$api" "$work/full.seq" --lib "$build/libkvstore.so"
+printf 'h1 = kv_open(4, 0);\nkv_put(h1, "k", "v");\nh2 = kv_snapshot(h1);\nkv_del(h1, "k");\nkv_compact(h1);\n' >"$work/bug.seq"
+expect run-crash 2 "outcome: crashed" -- "$sf" run "$api" "$work/bug.seq" --lib "$build/libkvstore.so"
+expect run-nolib 3 "symbol not found|cannot open|No such file" -- "$sf" run "$api" "$work/bug.seq" --lib "$work/nolib.so"
+expect gen 0 "" -- "$sf" gen "$api" -o "$work/gen" -n 5 --calls 6
+n=$(ls "$work/gen" | wc -l)
+[ "$n" = 5 ] && echo "ok   gen-count" || { echo "FAIL gen-count: $n"; fails=$((fails + 1)); }
+expect embed 0 "" -- "$sf" embed "$api" -o "$work/e.c"
+grep -q '{"kv_open", (void \*)&kv_open}' "$work/e.c" && echo "ok   embed-table" ||
+  { echo "FAIL embed-table"; fails=$((fails + 1)); }
+echo "$((20 - fails)) passed, $fails failed"
+[ "$fails" = 0 ]

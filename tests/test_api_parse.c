@@ -1,0 +1,190 @@
+/* The API parser: good grammars build the right model; bad ones get an exact
+ * `file:line:col: message`; the fingerprint ignores layout, not meaning. */
+#include "test_util.h"
+
+static void test_demo_api_model(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(DEMO_API);
+  assert_string_equal(api->name, "kvstore");
+  assert_int_equal(api->nfuncs, 12);
+  assert_int_equal(api->nhandles, 2);
+  assert_int_equal(api->nheaders, 1);
+  assert_string_equal(api->headers[0], "kvstore.h");
+  assert_int_equal(api->ndict, 3);
+
+  const sf_func *open = &api->funcs[sf_api_find_func(api, "kv_open")];
+  assert_int_equal(open->ret.kind, SF_HANDLE);
+  assert_int_equal(open->err_cmp, SF_CMP_NULL);
+  assert_int_equal(open->params[0].kind, SF_U32);
+  assert_int_equal(open->params[0].lo, 1);
+  assert_int_equal(open->params[0].hi, 4096);
+  assert_int_equal(open->params[1].kind, SF_FLAGS);
+  assert_int_equal(open->nproduced, 1);
+
+  const sf_func *put = &api->funcs[sf_api_find_func(api, "kv_put")];
+  assert_int_equal(put->params[2].kind, SF_BUFFER);
+  assert_int_equal(put->params[2].elem, SF_U8);
+  assert_int_equal(put->params[2].len_param, 3);
+  assert_true(put->params[3].flags & SF_P_LENGTH);
+  assert_int_equal(put->params[3].len_of, 2);
+  assert_int_equal(put->params[3].hi, 1024);
+  assert_false(sf_param_is_input(&put->params[3]));
+  assert_int_equal(put->err_cmp, SF_CMP_LT);
+  assert_int_equal((int64_t)put->err_value, 0);
+  assert_string_equal(put->params[1].ctype, "const char *");
+
+  int32_t close = sf_api_find_func(api, "kv_close");
+  assert_true(api->funcs[close].flags & SF_F_DESTRUCTOR);
+  assert_true(api->funcs[close].params[0].flags & SF_P_CONSUME);
+  assert_int_equal(api->handles[sf_api_find_handle(api, "kv_t")].destructor, close);
+  assert_int_equal(api->handles[sf_api_find_handle(api, "kv_iter_t")].destructor, -1);
+
+  const sf_func *merge = &api->funcs[sf_api_find_func(api, "kv_merge")];
+  assert_true(merge->params[1].flags & SF_P_CONSUME);
+  assert_false(merge->params[0].flags & SF_P_CONSUME);
+
+  const sf_func *iter = &api->funcs[sf_api_find_func(api, "kv_iter")];
+  assert_int_equal(iter->owner_param, 0);
+  assert_int_equal(iter->ninvalidated_by, 4);
+  assert_int_equal(iter->invalidated_by[0], sf_api_find_func(api, "kv_put"));
+
+  const sf_func *next = &api->funcs[sf_api_find_func(api, "kv_iter_next")];
+  assert_true(next->params[1].flags & SF_P_OUT);
+  assert_int_equal(next->params[1].kind, SF_U64);
+  assert_int_equal(next->nproduced, 0);
+  assert_true(api->funcs[sf_api_find_func(api, "kv_count")].flags & SF_F_OBSERVER);
+  sf_api_free(api);
+}
+
+static void test_types_and_constraints(void **state) {
+  (void)state;
+  sf_api *api = parse_api_text(
+      "api t;\n"
+      "handle h = \"struct h\";\n"
+      "enum mode : u8 { M_A = 0, M_B = 5 }\n"
+      "func h *mk(out h **second, i8 a in [-3, 3], u16 b != 0 != 7, i64 c >= -1, f32 x, f64 y,\n"
+      "           bool z, mode m, nullable string s, u8 key[16], i32 v[n], u32 n < 9,\n"
+      "           out u32 *cnt) error null;\n"
+      "func void h_free(h *p) destructor;\n"
+      "func const char *h_str(h *p) owned_by p;\n");
+  const sf_func *f = &api->funcs[0];
+  assert_int_equal(f->nparams, 13);
+  assert_int_equal(f->nproduced, 2);
+  assert_int_equal((int64_t)f->params[1].lo, -3);
+  assert_int_equal((int64_t)f->params[1].hi, 3);
+  assert_int_equal(f->params[2].nexcluded, 2);
+  assert_false(sf_param_accepts(&f->params[2], 7));
+  assert_true(sf_param_accepts(&f->params[2], 8));
+  assert_int_equal((int64_t)f->params[3].lo, -1);
+  assert_int_equal(f->params[7].kind, SF_ENUM);
+  assert_int_equal(api->enums[0].base, SF_U8);
+  assert_int_equal(api->enums[0].consts[1].value, 5);
+  assert_true(f->params[8].flags & SF_P_NULLABLE);
+  assert_int_equal(f->params[9].kind, SF_ARRAY);
+  assert_int_equal(f->params[9].array_len, 16);
+  assert_int_equal(f->params[10].kind, SF_BUFFER);
+  assert_int_equal(f->params[10].elem, SF_I32);
+  assert_int_equal(f->params[11].hi, 8);
+  assert_string_equal(f->params[0].ctype, "struct h **");
+  assert_int_equal(api->funcs[2].ret.kind, SF_STRING);
+  sf_api_free(api);
+}
+
+/* Each bad grammar and the exact first error it must produce. */
+static const struct {
+  const char *text;
+  const char *error;
+} bad[] = {
+    {"api t;\nfunc void f(int x);\nfunc void f(int y);\n", "t.api:3:11: 'f' is already declared"},
+    {"api t;\nfunc void f(wat x);\n", "t.api:2:13: unknown type 'wat'"},
+    {"api t;\nhandle h;\nfunc void f(h x);\n", "t.api:3:13: a handle is passed as 'T *name'"},
+    {"api t;\nfunc void f(int x in [5, 1]);\n", "t.api:2:19: range [5, 1] is empty or outside i32"},
+    {"api t;\nfunc void f(u8 x in [0, 300]);\n", "t.api:2:18: range [0, 300] is empty or outside u8"},
+    {"api t;\nfunc void f(bytes b[m], int n);\n", "t.api:2:21: no parameter named 'm'"},
+    {"api t;\nfunc void f(bytes b);\n", "t.api:2:13: bytes needs a length: bytes name[n] or bytes name[16]"},
+    {"api t;\nfunc int f(int x) error null;\n", "t.api:2:25: 'error null' needs a pointer result"},
+    {"api t;\nhandle h;\nfunc h *f(int x) invalidated_by g;\n", "t.api:3:34: invalidated_by needs owned_by"},
+    {"api t;\nhandle h;\nfunc h *f(h *p) owned_by q;\n", "t.api:3:26: no parameter named 'q'"},
+    {"api t;\nhandle h;\nfunc h *f(h *p) owned_by p invalidated_by nope;\n",
+     "t.api:3:43: no function named 'nope'"},
+    {"api t;\nfunc void f(int x) destructor;\n", "t.api:2:20: a destructor needs a handle parameter"},
+    {"api t;\nfunc void f(int x);\nbogus;\n", "t.api:3:1: expected a declaration (api, header, library, handle, enum, flags, dict or func)"},
+    {"api t;\nheader \"a.h;\n", "t.api:2:8: unterminated string literal"},
+    {"api t;\nfunc void f(int x != 99999999999999999999);\n", "t.api:2:22: integer literal out of range"},
+    {"func void f(int x);\n", "t.api:1:1: missing 'api NAME;' declaration"},
+    {"api t;\n", "t.api:1:1: the API declares no function"},
+    {"api t;\nenum e { A = 1 }\nenum g { A = 2 }\nfunc void f(e x);\n",
+     "t.api:3:10: constant 'A' is already declared"},
+    {"api t;\nfunc void f(int x)\n", "t.api:3:1: expected ';'"},
+    {"api t;\nfunc void f(consume int x);\n", "t.api:2:21: only handle parameters can be consumed"},
+    {"api t;\nfunc void f(int x @);\n", "t.api:2:19: unexpected character"},
+};
+
+static void test_bad_grammars(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char err[1024];
+    sf_api *api = sf_api_parse(bad[i].text, strlen(bad[i].text), "t.api", err, sizeof err);
+    assert_null(api);
+    char first[1024];
+    snprintf(first, sizeof first, "%s", err);
+    char *nl = strchr(first, '\n');
+    if (nl) *nl = 0;
+    if (strcmp(first, bad[i].error) != 0)
+      fprintf(stderr, "case %zu: got '%s'\n   expected '%s'\n", i, first, bad[i].error);
+    assert_string_equal(first, bad[i].error);
+  }
+}
+
+static void test_reports_every_error(void **state) {
+  (void)state;
+  const char *text = "api t;\nfunc void f(wat x);\nfunc void g(int y in [2, 1]);\nfunc void h(int z);\n";
+  char err[1024];
+  assert_null(sf_api_parse(text, strlen(text), "t.api", err, sizeof err));
+  assert_non_null(strstr(err, "t.api:2:13: unknown type 'wat'"));
+  assert_non_null(strstr(err, "t.api:3:19: range [2, 1] is empty"));
+}
+
+static void test_fingerprint(void **state) {
+  (void)state;
+  const char *a = "api t; handle h; func h *mk(int n in [1, 4]) error null;";
+  const char *b = "# comment\napi t;\n\nhandle h;   // more\nfunc h *mk(int n in [1,4])\n  error null;\n"
+                  "header \"x.h\";\n";
+  const char *c = "api t; handle h; func h *mk(int n in [1, 5]) error null;";
+  sf_api *x = parse_api_text(a), *y = parse_api_text(b), *z = parse_api_text(c);
+  assert_int_equal(x->fingerprint, y->fingerprint);
+  assert_int_not_equal(x->fingerprint, z->fingerprint);
+  sf_api_free(x);
+  sf_api_free(y);
+  sf_api_free(z);
+}
+
+/* Every prefix of a good grammar must parse or fail cleanly (no crash, no
+ * leak under ASan/LSan). */
+static void test_prefixes_and_garbage(void **state) {
+  (void)state;
+  FILE *fp = fopen(DEMO_API, "rb");
+  assert_non_null(fp);
+  char text[8192];
+  size_t n = fread(text, 1, sizeof text, fp);
+  fclose(fp);
+  char err[256];
+  for (size_t len = 0; len <= n; len++) sf_api_free(sf_api_parse(text, len, "p.api", err, sizeof err));
+  srand(7);
+  for (int i = 0; i < 2000; i++) {
+    char junk[512];
+    memcpy(junk, text, sizeof junk);
+    for (int k = 0; k < 8; k++) junk[rand() % (int)sizeof junk] = (char)rand();
+    sf_api_free(sf_api_parse(junk, sizeof junk, "j.api", err, sizeof err));
+    sf_api_free(sf_api_parse(junk, sizeof junk, "j.api", NULL, 0));
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_demo_api_model),     cmocka_unit_test(test_types_and_constraints),
+      cmocka_unit_test(test_bad_grammars),       cmocka_unit_test(test_reports_every_error),
+      cmocka_unit_test(test_fingerprint),        cmocka_unit_test(test_prefixes_and_garbage),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

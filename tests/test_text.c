@@ -1,0 +1,95 @@
+/* The text form: exact print/parse round trips and exact error positions. */
+#include "test_util.h"
+
+static void test_print_parse_exact(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(DEMO_API);
+  const char *text = "h1 = kv_open(16, KV_CHECKSUM|KV_NOCOPY);\n"
+                     "h2 = kv_open(1, 0);\n"
+                     "kv_put(h1, \"a\\n\\\"b\\\\\", x\"00ff\");\n"
+                     "kv_put(h2, \"\", \"\");\n"
+                     "h3 = kv_iter(h1);\n"
+                     "kv_iter_next(h3, &_);\n"
+                     "kv_merge(h1, h2);\n"
+                     "h4 = kv_snapshot(h1);\n"
+                     "kv_close(h4);\n";
+  sf_seq s, t;
+  sf_seq_init(&s, api);
+  sf_seq_init(&t, api);
+  parse_seq_ok(&s, api, text);
+  assert_int_equal(s.ncalls, 9);
+  sf_buf out = {0};
+  assert_int_equal(sf_seq_print(&s, &out), 0);
+  assert_int_equal(out.len, strlen(text));
+  assert_memory_equal(out.data, text, out.len);
+  /* Names are free: other names, comments and spacing parse to the same. */
+  parse_seq_ok(&t, api,
+               "# comment\ndb = kv_open(16, KV_CHECKSUM | KV_NOCOPY); other=kv_open(1,0);\n"
+               "kv_put(db, \"a\\n\\\"b\\\\\", x\"00FF\"); kv_put(other, \"\", \"\");\n"
+               "it = kv_iter(db); kv_iter_next(it, &n); kv_merge(db, other);\n"
+               "snap = kv_snapshot(db); kv_close(snap); // end\n");
+  assert_true(sf_seq_equal(&s, &t));
+  sf_buf_free(&out);
+  sf_seq_free(&s);
+  sf_seq_free(&t);
+  sf_api_free(api);
+}
+
+static const struct {
+  const char *text;
+  const char *error;
+} bad[] = {
+    {"h1 = kv_open(0, 0);", "t.seq:1:14: 0 violates the precondition of parameter 'capacity'"},
+    {"h1 = kv_open(16, 0);\nkv_nope(h1);", "t.seq:2:1: unknown function 'kv_nope'"},
+    {"kv_count(h9);", "t.seq:1:10: 'h9' is not defined"},
+    {"h1 = kv_open(16, 0);\nkv_close(h1);\nkv_count(h1);",
+     "t.seq:3:10: 'h1' is no longer alive (consumed, destroyed or invalidated)"},
+    {"h1 = kv_open(16, 0);\nh2 = kv_iter(h1);\nkv_put(h1, \"k\", \"v\");\nkv_iter_next(h2, &_);",
+     "t.seq:4:14: 'h2' is no longer alive (consumed, destroyed or invalidated)"},
+    {"h1 = kv_open(16, 0);\nh2 = kv_open(16, 0);\nkv_merge(h1, h2);\nkv_count(h2);",
+     "t.seq:4:10: 'h2' is no longer alive (consumed, destroyed or invalidated)"},
+    {"h1 = kv_open(16, 0);\nh2 = kv_iter(h1);\nkv_count(h2);",
+     "t.seq:3:10: 'h2' is a kv_iter_t, parameter 'db' wants a kv_t"},
+    {"h1 = kv_open(16, 0);\nh1 = kv_open(16, 0);", "t.seq:2:1: 'h1' is already bound"},
+    {"x = kv_count(h1);", "t.seq:1:1: kv_count does not return a handle"},
+    {"h1 = kv_open(16, 0);\nkv_put(h1, \"k\");", "t.seq:2:15: expected ','"},
+    {"h1 = kv_open(16, FOO);", "t.seq:1:18: expected a flag of kv_flags"},
+    {"h1 = kv_open(5000000000, 0);", "t.seq:1:14: 5000000000 is out of range for u32"},
+    {"kv_count(NULL);", "t.seq:1:10: parameter 'db' of kv_count is not nullable"},
+    {"h1 = kv_open(16, 0);\nkv_put(h1, \"a\\x00b\", \"\");",
+     "t.seq:2:12: a string argument cannot contain NUL"},
+    {"h1 = kv_open(16, 0);\nkv_put(h1, \"a\", \"b);", "t.seq:2:17: unterminated string literal"},
+};
+
+static void test_errors(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(DEMO_API);
+  sf_seq s;
+  sf_seq_init(&s, api);
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char err[512];
+    int rc = sf_seq_parse_text(&s, api, bad[i].text, strlen(bad[i].text), "t.seq", err, sizeof err);
+    assert_int_equal(rc, -1);
+    if (strcmp(err, bad[i].error)) fprintf(stderr, "case %zu: got '%s'\n", i, err);
+    assert_string_equal(err, bad[i].error);
+  }
+  /* A too long buffer (limit 1024 from `vlen in [0, 1024]`). */
+  char big[1200];
+  char longtext[1400];
+  memset(big, 'x', sizeof big - 1);
+  big[sizeof big - 1] = 0;
+  snprintf(longtext, sizeof longtext, "h1 = kv_open(16, 0); kv_put(h1, \"k\", \"%s\");", big);
+  char err[512];
+  assert_int_equal(sf_seq_parse_text(&s, api, longtext, strlen(longtext), "t.seq", err, sizeof err), -1);
+  assert_string_equal(err, "t.seq:1:38: 1199 elements; parameter 'val' takes 0 to 1024");
+  sf_seq_free(&s);
+  sf_api_free(api);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_print_parse_exact),
+      cmocka_unit_test(test_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
