@@ -148,8 +148,7 @@ typedef struct sf_api {
   uint32_t nenums;
   sf_func *funcs;
   uint32_t nfuncs;
-  /* Interesting literal values for mutation: declared constants, range bounds,
-   * strings listed with `dict`. */
+  /* Strings listed with `dict`: literal values for mutation. */
   const char **dict;
   uint32_t ndict;
   /* Stable hash of everything that affects the meaning of an encoded

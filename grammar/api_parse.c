@@ -475,6 +475,8 @@ static bool constrain(parser *ps, sf_param *p, const sf_tok *at, const char *op,
                   (long long)v, (long long)v2, sf_kind_name(k));
     if (le(k, p->lo, v)) p->lo = v;
     if (le(k, v2, p->hi)) p->hi = v2;
+    if (!le(k, p->lo, p->hi))
+      return fail(ps, at->line, at->col, "constraints leave no legal value");
     return true;
   }
   if (!le(k, lo, v) || !le(k, v, hi))
@@ -496,7 +498,10 @@ static bool constrain(parser *ps, sf_param *p, const sf_tok *at, const char *op,
     if (v == lo) return fail(ps, at->line, at->col, "no value is smaller");
     if (le(k, v - 1, p->hi)) p->hi = v - 1;
   }
-  if (!le(k, p->lo, p->hi)) return fail(ps, at->line, at->col, "constraints leave no legal value");
+  bool only_excluded = p->lo == p->hi;
+  for (uint32_t i = 0; i < p->nexcluded && only_excluded; i++) only_excluded = p->excluded[i] != p->lo;
+  if (!le(k, p->lo, p->hi) || (p->lo == p->hi && !only_excluded))
+    return fail(ps, at->line, at->col, "constraints leave no legal value");
   return true;
 }
 
@@ -649,7 +654,19 @@ static bool parse_error_conv(parser *ps, sf_func *f) {
       if (!sf_kind_is_int(f->ret.kind) && f->ret.kind != SF_BOOL && f->ret.kind != SF_ENUM)
         return fail_at(ps, &at, "a comparison error convention needs an integer result");
       f->err_cmp = ops[i].cmp;
-      return parse_int_value(ps, &f->err_value);
+      sf_tok vt = ps->tok;
+      if (!parse_int_value(ps, &f->err_value)) return false;
+      sf_kind k = f->ret.kind == SF_ENUM ? ps->api->enums[f->ret.type_index].base : f->ret.kind;
+      uint64_t lo, hi;
+      kind_bounds(k, &lo, &hi);
+      if (!le(k, lo, f->err_value) || !le(k, f->err_value, hi))
+        return fail(ps, vt.line, vt.col, "%lld is outside the result type %s",
+                    (long long)f->err_value, sf_kind_name(k));
+      if ((f->err_cmp == SF_CMP_LT && f->err_value == lo) ||
+          (f->err_cmp == SF_CMP_GT && f->err_value == hi))
+        return fail(ps, vt.line, vt.col, "this error convention can never hold for %s",
+                    sf_kind_name(k));
+      return true;
     }
   }
   return fail_at(ps, &ps->tok, "expected 'null' or a comparison (== != < <= > >=)");

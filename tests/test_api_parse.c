@@ -118,6 +118,10 @@ static const struct {
     {"api t;\nfunc void f(int x)\n", "t.api:3:1: expected ';'"},
     {"api t;\nfunc void f(consume int x);\n", "t.api:2:21: only handle parameters can be consumed"},
     {"api t;\nfunc void f(int x @);\n", "t.api:2:19: unexpected character"},
+    {"api t;\nfunc void f(int x >= 10 in [0, 5]);\n", "t.api:2:25: constraints leave no legal value"},
+    {"api t;\nfunc void f(u32 x == 5 != 5);\n", "t.api:2:24: constraints leave no legal value"},
+    {"api t;\nfunc size_t f(int x) error < 0;\n", "t.api:2:30: this error convention can never hold for u64"},
+    {"api t;\nfunc u8 f(int x) error == 300;\n", "t.api:2:27: 300 is outside the result type u8"},
 };
 
 static void test_bad_grammars(void **state) {
