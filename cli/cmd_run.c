@@ -55,7 +55,7 @@ static int run_child(const sf_api *api, const sf_seq *s, const char *lib) {
   char err[512];
   sf_exec *x = sf_exec_new(api, resolve_dl, handle, err, sizeof err);
   if (!x) return cli_error("%s%s", err, lib ? "" : " (give the library with --lib)"), CHILD_SETUP;
-  sf_exec_hooks hooks = {NULL, print_outcome};
+  sf_exec_hooks hooks = {NULL, print_outcome, NULL};
   sf_run_result r;
   sf_exec_run(x, s, &hooks, &r);
   if (r.status == SF_RUN_OK)

@@ -90,6 +90,7 @@ typedef struct sf_param {
 enum {
   SF_F_DESTRUCTOR = 1 << 0, /* destroys its first handle parameter (the cleanup call) */
   SF_F_OBSERVER = 1 << 1,   /* pure query of a handle: describes its abstract state */
+  SF_F_INVALIDATOR = 1 << 2, /* derived: named in some function's invalidated_by */
 };
 
 typedef struct sf_func {

@@ -849,6 +849,7 @@ static void resolve_pending(parser *ps) {
       continue;
     }
     ps->api->funcs[r->func].invalidated_by[r->slot] = (uint32_t)fi;
+    ps->api->funcs[fi].flags |= SF_F_INVALIDATOR;
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <ffi.h>
 #include <stdio.h>
+#include "../base/sf_hash.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,8 @@ typedef struct prepared {
 struct sf_exec {
   const sf_api *api;
   prepared *funcs;
+  uint32_t **observers; /* per handle type: observers taking just that handle */
+  uint32_t *nobservers;
   /* Per-run state, kept to reuse the storage. */
   sf_life life;
   void **ptrs;     /* run-time pointer of each value id */
@@ -25,7 +28,35 @@ struct sf_exec {
   uint32_t nkept, keptcap;
   void **gone;     /* pointers consumed during the run (alias guard) */
   uint32_t ngone, gonecap;
+  /* Argument blocks of exact sizes, kept between calls: ASan still sees the
+   * exact bounds of each, without a malloc and free per argument. */
+  struct block {
+    void *p;
+    size_t size;
+  } cache[64];
+  uint32_t ncache;
 };
+
+/* A block of exactly n bytes. */
+static void *block_get(sf_exec *x, size_t n) {
+  for (uint32_t i = 0; i < x->ncache; i++) {
+    if (x->cache[i].size == n) { /* n may be 0: malloc(0) is a block ASan guards */
+      void *p = x->cache[i].p;
+      x->cache[i] = x->cache[--x->ncache];
+      return p;
+    }
+  }
+  return malloc(n);
+}
+
+static void block_put(sf_exec *x, void *p, size_t n) {
+  if (x->ncache == sizeof x->cache / sizeof *x->cache) {
+    /* Full: evict the oldest (index 0 is as good as any). */
+    free(x->cache[0].p);
+    x->cache[0] = x->cache[--x->ncache];
+  }
+  x->cache[x->ncache++] = (struct block){p, n};
+}
 
 const char *sf_run_status_name(sf_run_status st) {
   switch (st) {
@@ -94,16 +125,46 @@ sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *
       return NULL;
     }
   }
+  x->observers = calloc(api->nhandles + 1, sizeof *x->observers);
+  x->nobservers = calloc(api->nhandles + 1, sizeof *x->nobservers);
+  if (!x->observers || !x->nobservers) {
+    if (err && errlen) snprintf(err, errlen, "out of memory");
+    sf_exec_free(x);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < api->nfuncs; i++) {
+    const sf_func *f = &api->funcs[i];
+    if (!(f->flags & SF_F_OBSERVER)) continue;
+    int32_t handle = -1, inputs = 0;
+    for (uint32_t j = 0; j < f->nparams; j++) {
+      if (!sf_param_is_input(&f->params[j])) continue;
+      inputs++;
+      if (f->params[j].kind == SF_HANDLE) handle = (int32_t)f->params[j].type_index;
+    }
+    if (inputs != 1 || handle < 0) continue;
+    uint32_t *o = realloc(x->observers[handle], (x->nobservers[handle] + 1) * sizeof *o);
+    if (!o) {
+      sf_exec_free(x);
+      return NULL;
+    }
+    o[x->nobservers[handle]++] = i;
+    x->observers[handle] = o;
+  }
   return x;
 }
 
 void sf_exec_free(sf_exec *x) {
   if (!x) return;
+  if (x->observers)
+    for (uint32_t h = 0; h < x->api->nhandles; h++) free(x->observers[h]);
+  free(x->observers);
+  free(x->nobservers);
   free(x->funcs);
   sf_life_free(&x->life);
   free(x->ptrs);
   free(x->kept);
   free(x->gone);
+  for (uint32_t i = 0; i < x->ncache; i++) free(x->cache[i].p);
   free(x);
 }
 
@@ -180,7 +241,7 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
   prepared *pf = &x->funcs[s->calls[ci].func];
   uint64_t slots[64];
   void *argp[64];
-  void *temps[64];
+  struct block temps[64];
   uint32_t ntemps = 0;
   bool ok = true;
   memset(o->outs, 0, sizeof o->outs);
@@ -201,7 +262,7 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
     case SF_ARRAY: {
       if (p->kind == SF_STRING && a[i].bits) break; /* NULL string */
       size_t n = a[i].len + (p->kind == SF_STRING ? 1 : 0);
-      char *blk = malloc(n ? n : 1);
+      char *blk = (p->flags & SF_P_KEEP) ? malloc(n) : block_get(x, n);
       if (!blk) {
         ok = false;
         break;
@@ -215,7 +276,7 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
           ok = false;
         }
       } else {
-        temps[ntemps++] = blk;
+        temps[ntemps++] = (struct block){blk, n};
       }
       if (p->kind == SF_BUFFER) slots[p->len_param] = a[i].len / sf_kind_size(p->elem);
       break;
@@ -255,7 +316,7 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
     o->failed = error_matches(api, f, o->ret);
     o->str = f->ret.kind == SF_STRING ? (const char *)rv.p : NULL;
   }
-  for (uint32_t k = 0; k < ntemps; k++) free(temps[k]);
+  for (uint32_t k = 0; k < ntemps; k++) block_put(x, temps[k].p, temps[k].size);
   return ok;
 }
 
@@ -279,6 +340,42 @@ static void call_destructor(sf_exec *x, uint32_t vid) {
   }
   uint64_t rv[2];
   ffi_call(&pf->cif, pf->fn, rv, argp);
+}
+
+int sf_exec_observe(sf_exec *x, uint32_t vid, uint64_t *state) {
+  if (vid >= x->life.n || !x->life.alive[vid] || !x->ptrs[vid]) return -1;
+  uint32_t h = x->life.htype[vid];
+  if (!x->nobservers[h]) return -1;
+  uint64_t st = sf_hash_mix(0x0b5e, h);
+  for (uint32_t k = 0; k < x->nobservers[h]; k++) {
+    uint32_t fi = x->observers[h][k];
+    const sf_func *f = &x->api->funcs[fi];
+    prepared *pf = &x->funcs[fi];
+    uint64_t slots[64], outs[64];
+    void *argp[64];
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      argp[i] = &slots[i];
+      if (f->params[i].flags & SF_P_OUT) *(uint64_t **)&slots[i] = &outs[i];
+      else *(void **)&slots[i] = x->ptrs[vid];
+    }
+    union {
+      ffi_arg a;
+      uint64_t u;
+      void *p;
+    } rv;
+    rv.u = 0;
+    ffi_call(&pf->cif, pf->fn, &rv, argp);
+    if (f->ret.kind == SF_STRING) {
+      const char *str = rv.p;
+      st = sf_hash_mix(st, str ? sf_hash_bytes(str, strlen(str), 1) : 0);
+      if (str && pf->release) pf->release(rv.p);
+    } else {
+      unsigned sz = sf_kind_size(f->ret.kind);
+      st = sf_hash_mix(st, sz && sz < 8 ? rv.u & ((1ULL << (sz * 8)) - 1) : rv.u);
+    }
+  }
+  *state = st ? st : 1;
+  return 0;
 }
 
 /* After value vid is destroyed or consumed: remember its pointer. */
@@ -391,6 +488,8 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
     }
   }
 out:
+  if (hooks && hooks->before_cleanup && r.status != SF_RUN_INVALID && r.status != SF_RUN_OOM)
+    hooks->before_cleanup(hooks->ctx, x, s);
   /* Values never produced (the run stopped early) must not be destroyed. */
   cleanup(x);
   if (result) *result = r;

@@ -60,6 +60,8 @@ typedef struct sf_exec_hooks {
   void *ctx;
   /* After each call made (and for the call not made, with made == false). */
   void (*after_call)(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o);
+  /* After the last call, before the cleanup destroys the handles. */
+  void (*before_cleanup)(void *ctx, sf_exec *x, const sf_seq *s);
 } sf_exec_hooks;
 
 typedef struct sf_run_result {
@@ -75,5 +77,11 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
 
 /* During a hook: the run-time pointer of value vid (NULL if not produced). */
 void *sf_exec_value(const sf_exec *x, uint32_t vid);
+
+/* During a hook: the abstract state of live handle value vid, a hash of the
+ * results of every observer of its type that takes just that handle. 0 and
+ * *state set on success; -1 if the value is dead or NULL or its type has no
+ * such observer. */
+int sf_exec_observe(sf_exec *x, uint32_t vid, uint64_t *state);
 
 #endif

@@ -1,23 +1,36 @@
 /* The libFuzzer entry points of a seqfuzz fuzzer (linked by
- * seqfuzz_add_fuzzer with the generated embedded API and the library).
+ * seqfuzz_add_fuzzer with the generated embedded API and the library). The
+ * same binary runs under AFL++ when linked with libAFLDriver.a: then run
+ * records go to the shared memory named in SEQFUZZ_SHM (the mutator lives in
+ * afl-fuzz, see afl_mutator.c).
  *
- * LLVMFuzzerTestOneInput decodes and executes one sequence. Inputs that are
- * rejected (wrong header) or whose run stopped at an illegal call return -1
- * so libFuzzer keeps them out of the corpus (never extend an illegal
- * sequence); with SEQFUZZ_OSSFUZZ it returns 0, as OSS-Fuzz requires. */
+ * LLVMFuzzerTestOneInput decodes and executes one sequence (bytes that are
+ * not a seqfuzz input run the sequence the mutator generates from them, see
+ * sf_mutator_interpret). Runs that stopped at an illegal call (legality
+ * pruning) return -1 so libFuzzer keeps them out of the corpus; with
+ * SEQFUZZ_OSSFUZZ it returns only 0, as OSS-Fuzz requires. Options:
+ * harness/options.def (environment variables). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "embedded.h"
 #include "exec.h"
+#include "feedback.h"
 #include "mutator/mutate.h"
+#include "options.h"
 
 static struct {
   sf_api *api;
   sf_exec *exec;
   sf_mutator *mut;
   sf_seq seq;
+  sf_options opt;
+  sf_channel *channel; /* AFL++ mode */
+  sf_feedback local;   /* libFuzzer mode */
+  uint64_t execs, illegal, foreign;
+  time_t last_stats;
 } G;
 
 static void *resolve_embedded(void *ctx, const char *name) {
@@ -41,14 +54,37 @@ static void init_once(void) {
     fprintf(stderr, "seqfuzz: %s\n", err);
     exit(1);
   }
-  const char *max_calls = getenv("SEQFUZZ_MAX_CALLS");
-  sf_mutator_options opt = {.max_calls = max_calls ? (uint32_t)atoi(max_calls) : 0};
-  G.mut = sf_mutator_new(G.api, &opt);
+  sf_options_from_env(&G.opt);
+  sf_mutator_options mo = {.max_calls = (uint32_t)G.opt.max_calls,
+                           .no_legality = !G.opt.legality,
+                           .no_equivalence = !G.opt.equivalence};
+  G.mut = sf_mutator_new(G.api, &mo);
   if (!G.mut) {
     fprintf(stderr, "seqfuzz: out of memory\n");
     exit(1);
   }
+  G.channel = sf_channel_attach();
   sf_seq_init(&G.seq, G.api);
+  G.last_stats = time(NULL);
+  if (getenv("SEQFUZZ_HELP")) {
+    fprintf(stderr, "seqfuzz options (environment):\n");
+    sf_options_print(&G.opt, stderr);
+  }
+}
+
+static void print_stats(void) {
+  sf_mutator_stats s;
+  sf_mutator_get_stats(G.mut, &s);
+  double cand = s.candidates ? (double)s.candidates : 1;
+  fprintf(stderr,
+          "seqfuzz: execs %llu (illegal %.1f%%, foreign %.1f%%) | mutations %llu: pruned illegal "
+          "%.1f%%, equivalent %.1f%% | pool %llu, states %llu | mean length %.1f\n",
+          (unsigned long long)G.execs, 100.0 * (double)G.illegal / (double)(G.execs ? G.execs : 1),
+          100.0 * (double)G.foreign / (double)(G.execs ? G.execs : 1),
+          (unsigned long long)s.mutations, 100.0 * (double)s.pruned_illegal / cand,
+          100.0 * (double)s.pruned_equiv / cand, (unsigned long long)s.pool_size,
+          (unsigned long long)s.states_seen,
+          s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
@@ -66,20 +102,38 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   init_once();
-  if (sf_seq_decode(&G.seq, G.api, data, size) != SF_DECODE_OK) return REJECT;
-  sf_run_result r;
-  sf_exec_run(G.exec, &G.seq, NULL, &r);
-  return r.status == SF_RUN_OK ? 0 : REJECT;
+  G.execs++;
+  if (G.opt.stats && (G.execs & 1023) == 0 && time(NULL) - G.last_stats >= G.opt.stats) {
+    G.last_stats = time(NULL);
+    print_stats();
+  }
+  if (sf_seq_decode(&G.seq, G.api, data, size) != SF_DECODE_OK) {
+    /* Not a seqfuzz input: run the sequence the mutator reads it as. */
+    G.foreign++;
+    if (sf_mutator_interpret(G.mut, &G.seq, data, size)) return REJECT;
+  }
+  sf_feedback *fb = G.channel ? sf_channel_record(G.channel) : &G.local;
+  sf_run_status st = sf_feedback_run(G.exec, &G.seq, sf_feedback_input_hash(data, size), fb);
+  if (!G.channel) sf_mutator_note_run(G.mut, fb);
+  if (st == SF_RUN_OK) return 0;
+  G.illegal++;
+  return G.opt.legality ? REJECT : 0;
 }
 
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
   init_once();
-  uint8_t *out = malloc(max_size ? max_size : 1);
-  if (!out) return 0;
+  static uint8_t *out;
+  static size_t outcap;
+  if (outcap < max_size) {
+    uint8_t *p = realloc(out, max_size);
+    if (!p) return size;
+    out = p;
+    outcap = max_size;
+  }
   size_t n = sf_mutator_mutate(G.mut, data, size, out, max_size, seed);
-  if (n) memcpy(data, out, n);
-  free(out);
-  return n ? n : size;
+  if (!n) return size;
+  memcpy(data, out, n);
+  return n;
 }
 
 size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2, size_t s2,

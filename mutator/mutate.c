@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/sf_hash.h"
 #include "../base/sf_rng.h"
+#include "pool.h"
 
 #define DANGLING (UINT64_MAX - 1) /* a value id that repair will treat as gone */
 #define MAX_PRODUCER_DEPTH 3
@@ -21,13 +23,49 @@ struct sf_mutator {
   sf_buf enc;
   uint32_t *cands;
   uint32_t ncap;
+  sf_pool *pool;
+  sf_hashset *emitted; /* canonical forms emitted (bounded) */
+  sf_mutator_stats stats;
+  const char *last_op;
+  /* Reusable flags: of the input being mutated (by its value ids) and of the
+   * sequence being built (by its value ids). */
+  uint8_t *cur_reus;
+  uint32_t ncur_reus;
+  uint8_t *reus;
+  uint32_t nreus, reuscap;
+  uint64_t *maps[2]; /* value maps, kept to avoid allocating per mutation */
+  uint32_t mapcap[2];
+  sf_buf bytes; /* scratch for building string and buffer arguments */
 };
+
+/* Flag of value vid of the sequence being built. */
+static void set_reus(sf_mutator *m, uint32_t vid, uint8_t flag) {
+  if (vid >= m->reuscap) {
+    uint32_t c = m->reuscap ? m->reuscap : 64;
+    while (c <= vid) c *= 2;
+    uint8_t *r = realloc(m->reus, c);
+    if (!r) return; /* flags are advice: missing ones read as reusable */
+    memset(r + m->reuscap, 1, c - m->reuscap);
+    m->reus = r;
+    m->reuscap = c;
+  }
+  m->reus[vid] = flag;
+}
+
+static bool is_reusable(const sf_mutator *m, uint32_t vid) {
+  return vid >= m->reuscap || m->reus[vid];
+}
 
 sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
   sf_mutator *m = calloc(1, sizeof *m);
   if (!m) return NULL;
   m->api = api;
+  if (opt) m->opt = *opt;
   m->opt.max_calls = opt && opt->max_calls ? opt->max_calls : 64;
+  m->last_op = "none";
+  m->pool = sf_pool_new(4096, !m->opt.no_equivalence);
+  m->emitted = sf_hashset_new(1 << 16);
+  if (!m->pool || !m->emitted) goto oom;
   if (m->opt.max_calls > SF_SEQ_MAX_CALLS) m->opt.max_calls = SF_SEQ_MAX_CALLS;
   sf_seq_init(&m->cur, api);
   sf_seq_init(&m->next, api);
@@ -66,8 +104,30 @@ void sf_mutator_free(sf_mutator *m) {
   sf_life_free(&m->life);
   sf_buf_free(&m->enc);
   free(m->cands);
+  sf_pool_free(m->pool);
+  sf_hashset_free(m->emitted);
+  free(m->cur_reus);
+  free(m->reus);
+  free(m->maps[0]);
+  free(m->maps[1]);
+  sf_buf_free(&m->bytes);
   free(m);
 }
+
+void sf_mutator_note_run(sf_mutator *m, const sf_feedback *fb) { sf_pool_note_run(m->pool, fb); }
+
+void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size,
+                          const sf_feedback *fb) {
+  sf_pool_add(m->pool, data, size, fb);
+}
+
+void sf_mutator_get_stats(const sf_mutator *m, sf_mutator_stats *st) {
+  *st = m->stats;
+  st->pool_size = sf_pool_size(m->pool);
+  st->states_seen = sf_pool_states_seen(m->pool);
+}
+
+const char *sf_mutator_last_op(const sf_mutator *m) { return m->last_op; }
 
 /* ---- primitive values --------------------------------------------------- */
 
@@ -183,24 +243,24 @@ static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max
 
 /* Fill a bytes argument (string, buffer, array) of p. */
 static int gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param *p, sf_arg *a) {
-  sf_buf tmp = {0};
-  int rc = 0;
+  sf_buf *tmp = &m->bytes;
+  sf_buf_reset(tmp);
   if (p->kind == SF_STRING) {
     if ((p->flags & SF_P_NULLABLE) && sf_rng_chance(&m->rng, 1, 16)) {
       a->bits = 1;
       a->len = 0;
       return 0;
     }
-    pick_bytes(m, s, &tmp, SF_MAX_STRING);
-    uint8_t *nul = tmp.len ? memchr(tmp.data, 0, tmp.len) : NULL;
-    if (nul) tmp.len = (size_t)(nul - tmp.data);
+    pick_bytes(m, s, tmp, SF_MAX_STRING);
+    uint8_t *nul = tmp->len ? memchr(tmp->data, 0, tmp->len) : NULL;
+    if (nul) tmp->len = (size_t)(nul - tmp->data);
     a->bits = 0;
   } else {
     unsigned es = sf_kind_size(p->elem);
     uint64_t lo = p->array_len, hi = p->array_len;
     if (p->kind == SF_BUFFER) sf_seq_buffer_bounds(f, p, &lo, &hi);
     if (es == 1) {
-      pick_bytes(m, s, &tmp, hi);
+      pick_bytes(m, s, tmp, hi);
     } else {
       uint64_t n = lo + sf_rng_below(&m->rng, (hi - lo < 16 ? hi - lo : 16) + 1);
       for (uint64_t i = 0; i < n; i++) {
@@ -212,16 +272,14 @@ static int gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param 
           ep.hi = INT64_MAX;
         }
         uint64_t v = gen_prim(m, &ep);
-        sf_buf_append(&tmp, &v, es);
+        sf_buf_append(tmp, &v, es);
       }
     }
-    while (tmp.len / es < lo) sf_buf_putc(&tmp, 0);
-    tmp.len -= tmp.len % es;
-    if (tmp.len / es > hi) tmp.len = (size_t)(hi * es);
+    while (tmp->len / es < lo) sf_buf_putc(tmp, 0);
+    tmp->len -= tmp->len % es;
+    if (tmp->len / es > hi) tmp->len = (size_t)(hi * es);
   }
-  rc = sf_seq_set_bytes(s, a, tmp.data ? tmp.data : (const uint8_t *)"", tmp.len);
-  sf_buf_free(&tmp);
-  return rc;
+  return sf_seq_set_bytes(s, a, tmp->data ? tmp->data : (const uint8_t *)"", tmp->len);
 }
 
 /* ---- building calls ----------------------------------------------------- */
@@ -236,10 +294,95 @@ static uint32_t candidates(sf_mutator *m, uint32_t htype) {
   return sf_life_candidates(&m->life, htype, m->cands, m->ncap);
 }
 
-static bool can_make(const sf_mutator *m, uint32_t htype) { return m->nproducers[htype] > 0; }
+/* Scratch value map `which` (0 or 1) for n values, all DANGLING. */
+static uint64_t *make_map(sf_mutator *m, int which, uint32_t n) {
+  if (m->mapcap[which] < n + 1) {
+    uint64_t *p = realloc(m->maps[which], ((size_t)n + 16) * sizeof *p);
+    if (!p) return NULL;
+    m->maps[which] = p;
+    m->mapcap[which] = n + 16;
+  }
+  uint64_t *map = m->maps[which];
+  for (uint32_t i = 0; i <= n; i++) map[i] = DANGLING;
+  return map;
+}
 
-/* Append a call of fi to s (whose lifetimes are in m->life), producing any
- * missing handle first. Returns false if it could not be formed. */
+/* Copy calls [from, to) of src onto dst, mapping values (map[src vid] = dst
+ * vid; values of calls not copied keep what map holds, DANGLING by default)
+ * and carrying reusable flags (src_reus NULL: all reusable). */
+static int copy_calls(sf_mutator *m, sf_seq *dst, const sf_seq *src, uint32_t from, uint32_t to,
+                      uint64_t *map, const uint8_t *src_reus, uint32_t nsrc_reus) {
+  for (uint32_t ci = from; ci < to; ci++) {
+    uint32_t newval = dst->nvals;
+    sf_arg *a = sf_seq_append_from(dst, src, ci, map);
+    if (!a) return -1;
+    const sf_func *f = sf_seq_func(src, ci);
+    for (uint32_t k = 0; k < f->nproduced; k++) {
+      uint32_t old = src->calls[ci].val0 + k;
+      map[old] = newval + k;
+      set_reus(m, newval + k, !src_reus || old >= nsrc_reus || src_reus[old]);
+    }
+    /* Lifetimes: a call with a dangling handle still produces its values (as
+     * dead ones), so that value ids stay in step; repair drops it later. */
+    bool ok = true;
+    for (uint32_t i = 0; i < f->nparams; i++)
+      if (f->params[i].kind == SF_HANDLE && sf_param_is_input(&f->params[i]) &&
+          a[i].bits != SF_NULL_REF && a[i].bits >= dst->nvals)
+        ok = false;
+    sf_arg none[64];
+    if (!ok) {
+      for (uint32_t i = 0; i < f->nparams; i++) none[i].bits = SF_NULL_REF;
+      a = none;
+    }
+    if (sf_life_apply(&m->life, dst->calls[dst->ncalls - 1].func, a)) return -1;
+  }
+  return 0;
+}
+
+/* Composition (Randoop's option b): append the legal calls of a pool entry
+ * that has a reusable value of type htype. */
+static bool splice_provider(sf_mutator *m, sf_seq *s, uint32_t htype) {
+  for (int tries = 0; tries < 4; tries++) {
+    const sf_pool_entry *e = sf_pool_pick(m->pool, sf_rng_next(&m->rng));
+    if (!e || sf_seq_decode(&m->other, m->api, e->data, e->size) != SF_DECODE_OK) return false;
+    uint32_t upto = e->legal_calls < m->other.ncalls ? e->legal_calls : m->other.ncalls;
+    if (upto == 0 || s->ncalls + upto > m->opt.max_calls) continue;
+    bool has = false;
+    for (uint32_t v = 0; v < m->other.nvals && !has; v++)
+      has = m->other.vals[v].htype == htype && m->other.vals[v].call < upto &&
+            (v >= e->nvals || e->reusable[v]);
+    if (!has) continue;
+    uint64_t *map = make_map(m, 1, m->other.nvals);
+    if (!map) return false;
+    return copy_calls(m, s, &m->other, 0, upto, map, e->reusable, e->nvals) == 0;
+  }
+  return false;
+}
+
+/* Choose among alive candidates of a type: reusable ones when there are,
+ * the newest half the time. */
+static uint32_t choose_value(sf_mutator *m, uint32_t n) {
+  uint32_t nreus = 0;
+  for (uint32_t k = 0; k < n; k++) nreus += is_reusable(m, m->cands[k]);
+  if (nreus == 0 || nreus == n) {
+    return m->cands[sf_rng_chance(&m->rng, 1, 2) ? 0 : sf_rng_below(&m->rng, n)];
+  }
+  uint64_t pick = sf_rng_chance(&m->rng, 1, 2) ? 0 : sf_rng_below(&m->rng, nreus);
+  for (uint32_t k = 0; k < n; k++)
+    if (is_reusable(m, m->cands[k]) && pick-- == 0) return m->cands[k];
+  return m->cands[0];
+}
+
+static uint32_t count_reusable(sf_mutator *m, uint32_t n) {
+  uint32_t r = 0;
+  for (uint32_t k = 0; k < n; k++) r += is_reusable(m, m->cands[k]);
+  return r;
+}
+
+/* Append a call of fi to s (whose lifetimes are in m->life). A handle
+ * argument is an alive value of s (reusable ones first) or, when there is
+ * none (or only non-reusable ones, half the time), a fresh one made by a
+ * producer call or spliced in from the pool. False if it cannot be formed. */
 static bool append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
   const sf_func *f = &m->api->funcs[fi];
   sf_arg args[64];
@@ -249,44 +392,55 @@ static bool append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
     if (!sf_param_is_input(p)) continue;
     if (p->kind == SF_HANDLE) {
       uint32_t n = candidates(m, p->type_index);
-      bool use_null = (p->flags & SF_P_NULLABLE) && (n == 0 || sf_rng_chance(&m->rng, 1, 10));
-      if (use_null) {
+      if ((p->flags & SF_P_NULLABLE) && (n == 0 || sf_rng_chance(&m->rng, 1, 10))) {
         args[i].bits = SF_NULL_REF;
         continue;
       }
-      if (n == 0 || (depth == 0 && sf_rng_chance(&m->rng, 1, 8))) {
-        /* Produce a fresh value of this type first (Randoop's option b). */
-        if (depth >= MAX_PRODUCER_DEPTH || !can_make(m, p->type_index)) {
-          if (n == 0) return false;
-        } else {
+      bool want_fresh = n == 0 || (count_reusable(m, n) == 0 && sf_rng_chance(&m->rng, 1, 2)) ||
+                        (depth == 0 && sf_rng_chance(&m->rng, 1, 8));
+      if (want_fresh && depth < MAX_PRODUCER_DEPTH) {
+        bool made = false;
+        if (sf_pool_size(m->pool) && sf_rng_chance(&m->rng, 1, 4))
+          made = splice_provider(m, s, p->type_index);
+        if (!made && m->nproducers[p->type_index]) {
           uint32_t pf = m->producers[p->type_index]
                                     [sf_rng_below(&m->rng, m->nproducers[p->type_index])];
-          if (!append_call(m, s, pf, depth + 1) && n == 0) return false;
-          n = candidates(m, p->type_index);
-          if (n == 0) return false;
+          made = append_call(m, s, pf, depth + 1);
+        }
+        n = candidates(m, p->type_index);
+        if (made && n) {
           args[i].bits = m->cands[0]; /* the newest */
           continue;
         }
       }
-      /* Favour recent values: half the time the newest. */
-      args[i].bits = m->cands[sf_rng_chance(&m->rng, 1, 2) ? 0 : sf_rng_below(&m->rng, n)];
+      if (n == 0) return false;
+      /* A consumed handle cannot also be another argument: choose again. */
+      for (int tries = 0; tries < 4; tries++) {
+        args[i].bits = choose_value(m, n);
+        sf_arg probe[64];
+        memcpy(probe, args, (i + 1) * sizeof *probe);
+        for (uint32_t j = i + 1; j < f->nparams; j++) probe[j].bits = SF_NULL_REF;
+        if (!sf_call_consume_conflict(f, probe)) break;
+      }
     } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
       if (gen_bytes(m, s, f, p, &args[i])) return false;
     } else {
       args[i].bits = gen_prim(m, p);
     }
   }
-  /* A handle argument may have been consumed by a producer call made for a
-   * later parameter: check before committing. */
+  /* A handle argument may have been consumed by a call made for a later
+   * parameter: check before committing. */
   for (uint32_t i = 0; i < f->nparams; i++) {
     const sf_param *p = &f->params[i];
     if (p->kind == SF_HANDLE && sf_param_is_input(p) && args[i].bits != SF_NULL_REF &&
         !sf_life_usable(&m->life, args[i].bits, p->type_index))
       return false;
   }
+  if (sf_call_consume_conflict(f, args)) return false;
   sf_arg *a = sf_seq_add_call(s, fi);
   if (!a) return false;
   memcpy(a, args, f->nparams * sizeof *a);
+  for (uint32_t k = 0; k < f->nproduced; k++) set_reus(m, s->calls[s->ncalls - 1].val0 + k, 1);
   return sf_life_apply(&m->life, fi, a) == 0;
 }
 
@@ -294,78 +448,61 @@ static uint32_t random_func(sf_mutator *m) {
   return (uint32_t)sf_rng_below(&m->rng, m->api->nfuncs);
 }
 
-/* Copy calls [from, to) of src onto dst, mapping values; values of calls not
- * copied keep whatever map holds (DANGLING by default). */
-static int copy_calls(sf_mutator *m, sf_seq *dst, const sf_seq *src, uint32_t from, uint32_t to,
-                      uint64_t *map) {
-  for (uint32_t ci = from; ci < to; ci++) {
-    uint32_t newval = dst->nvals;
-    sf_arg *a = sf_seq_append_from(dst, src, ci, map);
-    if (!a) return -1;
-    const sf_func *f = sf_seq_func(src, ci);
-    for (uint32_t k = 0; k < f->nproduced; k++) map[src->calls[ci].val0 + k] = newval + k;
-    /* Lifetimes only for values that exist in dst. */
-    bool ok = true;
-    for (uint32_t i = 0; i < f->nparams; i++)
-      if (f->params[i].kind == SF_HANDLE && sf_param_is_input(&f->params[i]) &&
-          a[i].bits != SF_NULL_REF && a[i].bits >= dst->nvals)
-        ok = false;
-    if (ok && sf_life_apply(&m->life, dst->calls[dst->ncalls - 1].func, a)) return -1;
-    if (!ok) { /* keep life in step: the call's values exist but are unusable */
-      sf_arg none[64];
-      memset(none, 0, sizeof none);
-      for (uint32_t i = 0; i < f->nparams; i++) none[i].bits = SF_NULL_REF;
-      if (sf_life_apply(&m->life, dst->calls[dst->ncalls - 1].func, none)) return -1;
-    }
-  }
-  return 0;
-}
-
-static uint64_t *make_map(uint32_t n) {
-  uint64_t *map = malloc(((size_t)n + 1) * sizeof *map);
-  if (map)
-    for (uint32_t i = 0; i <= n; i++) map[i] = DANGLING;
-  return map;
+/* Start building m->next from scratch. */
+static void begin_next(sf_mutator *m) {
+  sf_seq_clear(&m->next);
+  sf_life_clear(&m->life);
 }
 
 /* ---- mutations (each reads m->cur, writes m->next) ---------------------- */
 
 static int mut_insert(sf_mutator *m, bool at_end) {
   const sf_seq *src = &m->cur;
+  m->last_op = at_end ? "extend" : "insert";
   uint32_t pos = at_end ? src->ncalls : (uint32_t)sf_rng_below(&m->rng, src->ncalls + 1);
-  uint64_t *map = make_map(src->nvals);
+  uint64_t *map = make_map(m, 0, src->nvals);
   if (!map) return -1;
-  sf_seq_clear(&m->next);
-  sf_life_clear(&m->life);
-  int rc = copy_calls(m, &m->next, src, 0, pos, map);
+  begin_next(m);
+  int rc = copy_calls(m, &m->next, src, 0, pos, map, m->cur_reus, m->ncur_reus);
   if (rc == 0) {
-    for (int tries = 0; tries < 4; tries++)
-      if (append_call(m, &m->next, random_func(m), 0)) break;
-    rc = copy_calls(m, &m->next, src, pos, src->ncalls, map);
+    /* Occasionally a burst of the same operation (containers need it). */
+    uint32_t fi = random_func(m), times = sf_rng_chance(&m->rng, 1, 10)
+                                              ? 2 + (uint32_t)sf_rng_below(&m->rng, 8) : 1;
+    for (uint32_t k = 0, tries = 0; k < times && tries < times + 4; tries++)
+      if (append_call(m, &m->next, k == 0 && tries > 0 ? (fi = random_func(m)) : fi, 0)) k++;
+    rc = copy_calls(m, &m->next, src, pos, src->ncalls, map, m->cur_reus, m->ncur_reus);
   }
-  free(map);
   return rc;
 }
 
 static int mut_remove(sf_mutator *m) {
   const sf_seq *src = &m->cur;
   if (!src->ncalls) return mut_insert(m, true);
+  m->last_op = "remove";
   uint32_t victim = (uint32_t)sf_rng_below(&m->rng, src->ncalls);
-  uint64_t *map = make_map(src->nvals);
+  uint64_t *map = make_map(m, 0, src->nvals);
   if (!map) return -1;
-  sf_seq_clear(&m->next);
-  sf_life_clear(&m->life);
-  int rc = copy_calls(m, &m->next, src, 0, victim, map);
-  if (rc == 0) rc = copy_calls(m, &m->next, src, victim + 1, src->ncalls, map);
-  free(map);
+  begin_next(m);
+  int rc = copy_calls(m, &m->next, src, 0, victim, map, m->cur_reus, m->ncur_reus);
+  if (rc == 0)
+    rc = copy_calls(m, &m->next, src, victim + 1, src->ncalls, map, m->cur_reus, m->ncur_reus);
   return rc;
+}
+
+/* Copy cur to next as it is (flags included). */
+static int copy_cur(sf_mutator *m) {
+  uint64_t *map = make_map(m, 0, m->cur.nvals);
+  if (!map) return -1;
+  begin_next(m);
+  return copy_calls(m, &m->next, &m->cur, 0, m->cur.ncalls, map, m->cur_reus, m->ncur_reus);
 }
 
 /* Change one input argument of one call. */
 static int mut_arg(sf_mutator *m) {
-  if (sf_seq_copy(&m->next, &m->cur)) return -1;
+  if (!m->cur.ncalls) return mut_insert(m, true);
+  if (copy_cur(m)) return -1;
+  m->last_op = "change";
   sf_seq *s = &m->next;
-  if (!s->ncalls) return mut_insert(m, true);
   for (int tries = 0; tries < 8; tries++) {
     uint32_t ci = (uint32_t)sf_rng_below(&m->rng, s->ncalls);
     const sf_func *f = sf_seq_func(s, ci);
@@ -376,8 +513,10 @@ static int mut_arg(sf_mutator *m) {
     sf_arg *a = &sf_seq_args(s, ci)[i];
     if (p->kind == SF_HANDLE) {
       /* Another alive value of the same type at that point. */
+      m->last_op = "swap-handle";
       sf_life_clear(&m->life);
-      for (uint32_t k = 0; k < ci; k++) sf_life_apply(&m->life, s->calls[k].func, sf_seq_args(s, k));
+      for (uint32_t k = 0; k < ci; k++)
+        if (sf_life_apply(&m->life, s->calls[k].func, sf_seq_args(s, k))) return -1;
       uint32_t n = candidates(m, p->type_index);
       if (n < 2 && !(p->flags & SF_P_NULLABLE)) continue;
       uint64_t pick = sf_rng_below(&m->rng, n + ((p->flags & SF_P_NULLABLE) ? 1 : 0));
@@ -386,17 +525,18 @@ static int mut_arg(sf_mutator *m) {
       sf_arg na = *a;
       if (sf_rng_chance(&m->rng, 1, 2) && a->len && !(p->kind == SF_STRING && a->bits)) {
         /* Small edit of the existing bytes. */
-        sf_buf tmp = {0};
-        sf_buf_append(&tmp, sf_seq_bytes(s, a), a->len);
-        size_t at = (size_t)sf_rng_below(&m->rng, tmp.len);
-        switch (sf_rng_below(&m->rng, 3)) {
-        case 0: tmp.data[at] ^= (uint8_t)(1u << sf_rng_below(&m->rng, 8)); break;
-        case 1: tmp.data[at] = (uint8_t)sf_rng_below(&m->rng, 256); break;
-        default: sf_buf_append(&tmp, tmp.data + at, tmp.len - at); break; /* duplicate a tail */
+        sf_buf *tmp = &m->bytes;
+        sf_buf_reset(tmp);
+        sf_buf_append(tmp, sf_seq_bytes(s, a), a->len);
+        size_t at = (size_t)sf_rng_below(&m->rng, tmp->len);
+        switch (sf_rng_below(&m->rng, 4)) {
+        case 0: tmp->data[at] ^= (uint8_t)(1u << sf_rng_below(&m->rng, 8)); break;
+        case 1: tmp->data[at] = (uint8_t)sf_rng_below(&m->rng, 256); break;
+        case 2: tmp->len = at; break; /* shorten */
+        default: sf_buf_append(tmp, tmp->data + at, tmp->len - at); break; /* duplicate a tail */
         }
-        int rc = sf_seq_set_bytes(s, &na, tmp.data, tmp.len);
-        sf_buf_free(&tmp);
-        if (rc) return -1;
+        if (sf_seq_set_bytes(s, &na, tmp->data ? tmp->data : (const uint8_t *)"", tmp->len))
+          return -1;
       } else if (gen_bytes(m, s, f, p, &na)) {
         return -1;
       }
@@ -412,56 +552,73 @@ static int mut_arg(sf_mutator *m) {
   return 0;
 }
 
-/* Repeat a call a few times at the end (containers need repetition). */
+/* Repeat an existing call a few times at the end. */
 static int mut_repeat(sf_mutator *m) {
-  if (sf_seq_copy(&m->next, &m->cur)) return -1;
+  if (!m->cur.ncalls) return mut_insert(m, true);
+  if (copy_cur(m)) return -1;
+  m->last_op = "repeat";
   sf_seq *s = &m->next;
-  if (!s->ncalls) return mut_insert(m, true);
   uint32_t ci = (uint32_t)sf_rng_below(&m->rng, s->ncalls);
   uint32_t times = 1 + (uint32_t)sf_rng_below(&m->rng, 8);
-  uint64_t *map = make_map(s->nvals);
+  uint64_t *map = make_map(m, 0, s->nvals);
   if (!map) return -1;
   for (uint32_t v = 0; v < s->nvals; v++) map[v] = v;
   int rc = 0;
-  for (uint32_t k = 0; k < times && rc == 0; k++)
+  for (uint32_t k = 0; k < times && rc == 0; k++) {
+    uint32_t v0 = s->nvals;
     if (!sf_seq_append_from(s, s, ci, map)) rc = -1;
-  free(map);
+    for (uint32_t v = v0; v < s->nvals; v++) set_reus(m, v, 1);
+  }
   return rc;
 }
 
-/* Splice: a prefix of a with calls of b; b's handles are renamed onto a's
- * alive values of the same type where b's own producer was not taken. */
-static int splice(sf_mutator *m, const sf_seq *a, const sf_seq *b) {
+/* Splice: a prefix of cur with calls of other; other's handles are renamed
+ * onto cur's alive values of the same type where their producer was cut. */
+static int splice(sf_mutator *m, const uint8_t *oreus, uint32_t noreus) {
+  const sf_seq *a = &m->cur, *b = &m->other;
+  m->last_op = "splice";
   uint32_t cut_a = a->ncalls ? (uint32_t)sf_rng_below(&m->rng, a->ncalls + 1) : 0;
   uint32_t from_b = b->ncalls ? (uint32_t)sf_rng_below(&m->rng, b->ncalls) : 0;
-  uint64_t *amap = make_map(a->nvals), *bmap = make_map(b->nvals);
-  int rc = -1;
-  if (!amap || !bmap) goto out;
-  sf_seq_clear(&m->next);
-  sf_life_clear(&m->life);
-  if (copy_calls(m, &m->next, a, 0, cut_a, amap)) goto out;
+  uint64_t *amap = make_map(m, 0, a->nvals), *bmap = make_map(m, 1, b->nvals);
+  if (!amap || !bmap) return -1;
+  begin_next(m);
+  if (copy_calls(m, &m->next, a, 0, cut_a, amap, m->cur_reus, m->ncur_reus)) return -1;
   for (uint32_t v = 0; v < b->nvals; v++) {
     if (b->vals[v].call >= from_b) continue;
     uint32_t n = candidates(m, b->vals[v].htype);
-    if (n) bmap[v] = m->cands[sf_rng_below(&m->rng, n)];
+    if (n) bmap[v] = choose_value(m, n);
   }
-  rc = copy_calls(m, &m->next, b, from_b, b->ncalls, bmap);
-out:
-  free(amap);
-  free(bmap);
-  return rc;
+  return copy_calls(m, &m->next, b, from_b, b->ncalls, bmap, oreus, noreus);
 }
 
 /* ---- driver ------------------------------------------------------------- */
 
-static void decode_or_empty(sf_mutator *m, sf_seq *s, const uint8_t *d, size_t n) {
-  if (sf_seq_decode(s, m->api, d, n) != SF_DECODE_OK) sf_seq_clear(s);
+/* Decode an input into m->cur, applying what its run told: cut before an
+ * illegal call (legality) and take its reusable flags (equivalence). */
+static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
+  if (sf_mutator_interpret(m, &m->cur, d, n)) sf_seq_clear(&m->cur);
+  m->ncur_reus = 0;
+  const sf_pool_entry *e = sf_pool_lookup(m->pool, d, n);
+  if (!e) return;
+  if (!m->opt.no_legality && e->legal_calls < m->cur.ncalls) {
+    sf_seq_truncate(&m->cur, e->legal_calls);
+    m->stats.pruned_illegal++;
+  }
+  if (!m->opt.no_equivalence && e->nvals) {
+    uint8_t *r = realloc(m->cur_reus, e->nvals);
+    if (!r) return;
+    memcpy(r, e->reusable, e->nvals);
+    m->cur_reus = r;
+    m->ncur_reus = e->nvals;
+  }
 }
 
 /* Repair, bound the length, encode into out. */
 static size_t finish(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size) {
   if (max_size < SF_HEADER_SIZE) return 0;
-  if (sf_seq_repair(s) < 0) sf_seq_clear(s);
+  int dropped = sf_seq_repair(s);
+  if (dropped < 0) sf_seq_clear(s);
+  if (dropped > 0) m->stats.pruned_illegal++;
   sf_seq_truncate(s, m->opt.max_calls);
   for (;;) {
     sf_buf_reset(&m->enc);
@@ -475,28 +632,101 @@ static size_t finish(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size) {
   return m->enc.len;
 }
 
+/* Emit out unless it was emitted before (equivalence pruning (a)); returns
+ * false to ask for another candidate. */
+static bool accept_candidate(sf_mutator *m, const uint8_t *out, size_t n, bool last_try) {
+  m->stats.candidates++;
+  if (n == 0 || m->opt.no_equivalence) return true;
+  if (sf_hashset_insert(m->emitted, sf_hash_bytes(out, n, 0))) return true;
+  m->stats.pruned_equiv++;
+  return last_try;
+}
+
+static void count_output(sf_mutator *m, size_t n) {
+  if (!n) return;
+  m->stats.mutations++;
+  m->stats.calls_emitted += m->next.ncalls;
+}
+
+#define CANDIDATE_TRIES 4
+
 size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_t *out,
                          size_t max_size, uint64_t seed) {
   sf_rng_seed(&m->rng, seed);
-  decode_or_empty(m, &m->cur, data, size);
-  int rc;
-  uint32_t op = (uint32_t)sf_rng_below(&m->rng, 100);
-  if (m->cur.ncalls == 0 || op < 35) rc = mut_insert(m, true);
-  else if (op < 50) rc = mut_insert(m, false);
-  else if (op < 62) rc = mut_remove(m);
-  else if (op < 90) rc = mut_arg(m);
-  else rc = mut_repeat(m);
-  if (rc) sf_seq_clear(&m->next);
-  return finish(m, &m->next, out, max_size);
+  load_input(m, data, size);
+  size_t n = 0;
+  for (int t = 0; t < CANDIDATE_TRIES; t++) {
+    int rc;
+    sf_mutation op = m->opt.only;
+    if (op == SF_MUT_MIX) {
+      uint32_t r = (uint32_t)sf_rng_below(&m->rng, 100);
+      op = r < 35 ? SF_MUT_EXTEND : r < 50 ? SF_MUT_INSERT : r < 60 ? SF_MUT_REMOVE
+         : r < 85 ? SF_MUT_CHANGE : r < 92 ? SF_MUT_REPEAT : SF_MUT_SPLICE;
+      if (m->cur.ncalls == 0) op = SF_MUT_EXTEND;
+    }
+    if (op == SF_MUT_SPLICE && !sf_pool_size(m->pool)) op = SF_MUT_REPEAT;
+    switch (op) {
+    case SF_MUT_INSERT: rc = mut_insert(m, false); break;
+    case SF_MUT_REMOVE: rc = mut_remove(m); break;
+    case SF_MUT_CHANGE: rc = mut_arg(m); break;
+    case SF_MUT_REPEAT: rc = mut_repeat(m); break;
+    case SF_MUT_SPLICE: {
+      const sf_pool_entry *e = sf_pool_pick(m->pool, sf_rng_next(&m->rng));
+      if (sf_seq_decode(&m->other, m->api, e->data, e->size) != SF_DECODE_OK)
+        sf_seq_clear(&m->other);
+      if (!m->opt.no_legality && e->legal_calls < m->other.ncalls)
+        sf_seq_truncate(&m->other, e->legal_calls);
+      rc = splice(m, e->reusable, m->opt.no_equivalence ? 0 : e->nvals);
+      break;
+    }
+    default: rc = mut_insert(m, true);
+    }
+    if (rc) sf_seq_clear(&m->next);
+    n = finish(m, &m->next, out, max_size);
+    if (accept_candidate(m, out, n, t == CANDIDATE_TRIES - 1)) break;
+  }
+  count_output(m, n);
+  return n;
 }
 
 size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const uint8_t *d2,
                             size_t s2, uint8_t *out, size_t max_size, uint64_t seed) {
   sf_rng_seed(&m->rng, seed);
-  decode_or_empty(m, &m->cur, d1, s1);
-  decode_or_empty(m, &m->other, d2, s2);
-  if (splice(m, &m->cur, &m->other)) sf_seq_clear(&m->next);
-  return finish(m, &m->next, out, max_size);
+  if (sf_seq_decode(&m->other, m->api, d2, s2) != SF_DECODE_OK) sf_seq_clear(&m->other);
+  const sf_pool_entry *e2 = sf_pool_lookup(m->pool, d2, s2);
+  if (e2 && !m->opt.no_legality && e2->legal_calls < m->other.ncalls)
+    sf_seq_truncate(&m->other, e2->legal_calls);
+  /* load_input after other: it may add to the pool, which e2 points into. */
+  const uint8_t *oreus = NULL;
+  uint32_t noreus = 0;
+  uint8_t *copy = NULL;
+  if (e2 && !m->opt.no_equivalence && e2->nvals && (copy = malloc(e2->nvals))) {
+    memcpy(copy, e2->reusable, e2->nvals);
+    oreus = copy;
+    noreus = e2->nvals;
+  }
+  load_input(m, d1, s1);
+  size_t n = 0;
+  for (int t = 0; t < CANDIDATE_TRIES; t++) {
+    if (splice(m, oreus, noreus)) sf_seq_clear(&m->next);
+    n = finish(m, &m->next, out, max_size);
+    if (accept_candidate(m, out, n, t == CANDIDATE_TRIES - 1)) break;
+  }
+  free(copy);
+  count_output(m, n);
+  return n;
+}
+
+#define FOREIGN_CALLS 4
+
+int sf_mutator_interpret(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size) {
+  sf_decode_status st = sf_seq_decode(s, m->api, data, size);
+  if (st == SF_DECODE_OK) return 0;
+  if (st == SF_DECODE_OOM) return -1;
+  sf_rng saved = m->rng; /* interpreting must not disturb the caller's stream */
+  int rc = sf_mutator_generate(m, s, FOREIGN_CALLS, sf_feedback_input_hash(data, size));
+  m->rng = saved;
+  return rc;
 }
 
 int sf_mutator_generate(sf_mutator *m, sf_seq *s, uint32_t ncalls, uint64_t seed) {

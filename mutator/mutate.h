@@ -19,17 +19,56 @@
 #include <stdint.h>
 
 #include "../grammar/api.h"
+#include "../harness/feedback.h"
 #include "../sequence/seq.h"
 
 typedef struct sf_mutator sf_mutator;
 
+/* The mutations (SF_MUT_MIX: the usual random mix of all of them). */
+typedef enum sf_mutation {
+  SF_MUT_MIX = 0,
+  SF_MUT_EXTEND, /* append a call (sometimes a burst of the same one) */
+  SF_MUT_INSERT, /* insert a call at a random position */
+  SF_MUT_REMOVE, /* remove a call and what depended on it */
+  SF_MUT_CHANGE, /* change one argument (primitive, bytes or handle) */
+  SF_MUT_REPEAT, /* repeat an existing call at the end */
+  SF_MUT_SPLICE, /* prefix of the input + calls of a pool entry */
+} sf_mutation;
+
 typedef struct sf_mutator_options {
   uint32_t max_calls; /* longest sequence produced (default 64) */
+  /* Legality pruning: an input whose run stopped at an illegal call is cut
+   * before that call before it is mutated (it is never extended past it). */
+  bool no_legality;
+  /* Equivalence pruning: (a) a candidate whose canonical form was emitted
+   * before is replaced by another; (b) values whose abstract state another
+   * input produced first are not chosen as arguments when others exist. */
+  bool no_equivalence;
+  sf_mutation only; /* apply just this mutation (tests, ablations) */
 } sf_mutator_options;
+
+/* What the mutator did so far (for the statistics lines). */
+typedef struct sf_mutator_stats {
+  uint64_t mutations;      /* outputs emitted */
+  uint64_t candidates;     /* candidates built (>= mutations: duplicates are retried) */
+  uint64_t pruned_illegal; /* candidates cut or repaired because a call was illegal */
+  uint64_t pruned_equiv;   /* candidates dropped as already emitted */
+  uint64_t calls_emitted;  /* total length of the outputs, in calls */
+  uint64_t pool_size, states_seen;
+} sf_mutator_stats;
 
 /* opt may be NULL for defaults. NULL on OOM. */
 sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt);
 void sf_mutator_free(sf_mutator *m);
+
+/* The record of a run that just happened (libFuzzer, in-process). */
+void sf_mutator_note_run(sf_mutator *m, const sf_feedback *fb);
+/* A new corpus entry with the record of its run (fb may be NULL: unknown). */
+void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size,
+                          const sf_feedback *fb);
+void sf_mutator_get_stats(const sf_mutator *m, sf_mutator_stats *st);
+/* Name of the last mutation applied ("extend", "splice", ...). */
+const char *sf_mutator_last_op(const sf_mutator *m);
 
 /* Mutate data (any bytes) into out. Returns the output size, 0 if no valid
  * output fits in max_size (max_size < SF_HEADER_SIZE). */
@@ -43,5 +82,11 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
 
 /* Build a random valid sequence of about ncalls calls into s. -1 on OOM. */
 int sf_mutator_generate(sf_mutator *m, sf_seq *s, uint32_t ncalls, uint64_t seed);
+
+/* The sequence an input stands for: its decoding, or, for bytes that are not
+ * a seqfuzz input (libFuzzer's first empty input, a file from elsewhere), a
+ * sequence generated from their hash, so that every input means something
+ * and the harness and the mutator agree on what. -1 on OOM. */
+int sf_mutator_interpret(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size);
 
 #endif

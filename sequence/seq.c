@@ -26,7 +26,44 @@ void sf_seq_init(sf_seq *s, const sf_api *api) {
   s->api = api;
 }
 
+sf_seq_work *sf_seq_work_get(const sf_seq *s) {
+  sf_seq *m = (sf_seq *)s; /* the scratch is not part of the value */
+  if (!m->work) {
+    m->work = calloc(1, sizeof *m->work);
+    if (!m->work) return NULL;
+  }
+  m->work->life.api = s->api;
+  sf_life_clear(&m->work->life);
+  m->work->spare.api = s->api;
+  return m->work;
+}
+
+int sf_seq_work_cands(sf_seq_work *w, uint32_t n) {
+  if (n <= w->candcap) return 0;
+  uint32_t *c = realloc(w->cands, (n + 16) * sizeof *c);
+  if (!c) return -1;
+  w->cands = c;
+  w->candcap = n + 16;
+  return 0;
+}
+
+int sf_seq_work_map(sf_seq_work *w, uint32_t n) {
+  if (n <= w->mapcap) return 0;
+  uint64_t *m = realloc(w->map, (n + 16) * sizeof *m);
+  if (!m) return -1;
+  w->map = m;
+  w->mapcap = n + 16;
+  return 0;
+}
+
 void sf_seq_free(sf_seq *s) {
+  if (s->work) {
+    sf_life_free(&s->work->life);
+    free(s->work->cands);
+    free(s->work->map);
+    sf_seq_free(&s->work->spare);
+    free(s->work);
+  }
   free(s->calls);
   free(s->args);
   free(s->vals);
@@ -181,7 +218,7 @@ void sf_life_free(sf_life *l) {
   memset(l, 0, sizeof *l);
 }
 
-void sf_life_clear(sf_life *l) { l->n = 0; }
+void sf_life_clear(sf_life *l) { l->n = l->nowned = 0; }
 
 bool sf_life_usable(const sf_life *l, uint64_t vid, uint32_t htype) {
   return vid < l->n && l->alive[vid] && l->htype[vid] == htype;
@@ -220,6 +257,7 @@ static int life_push(sf_life *l, uint32_t htype, uint32_t owner, uint32_t produc
   l->htype[l->n] = htype;
   l->producer[l->n] = producer;
   l->n++;
+  l->nowned += owner != UINT32_MAX;
   return 0;
 }
 
@@ -236,7 +274,7 @@ int sf_life_apply(sf_life *l, uint32_t func, const sf_arg *args) {
   }
   /* Invalidation: owned values whose producer lists this function, when the
    * call touches their owner. */
-  for (uint32_t v = 0; v < l->n; v++) {
+  for (uint32_t v = 0; v < l->n && l->nowned && (f->flags & SF_F_INVALIDATOR); v++) {
     if (!l->alive[v] || l->owner[v] == UINT32_MAX) continue;
     const sf_func *pf = &l->api->funcs[l->producer[v]];
     bool listed = false;
@@ -253,7 +291,7 @@ int sf_life_apply(sf_life *l, uint32_t func, const sf_arg *args) {
     }
   }
   /* Owners precede what they own, so one forward pass propagates deaths. */
-  if (any_killed)
+  if (any_killed && l->nowned)
     for (uint32_t v = 0; v < l->n; v++)
       if (l->alive[v] && l->owner[v] != UINT32_MAX && !l->alive[l->owner[v]]) l->alive[v] = 0;
   if (f->ret.kind == SF_HANDLE) {
@@ -383,6 +421,17 @@ void sf_seq_buffer_bounds(const sf_func *f, const sf_param *p, uint64_t *lo, uin
 
 /* ---- validation --------------------------------------------------------- */
 
+bool sf_call_consume_conflict(const sf_func *f, const sf_arg *args) {
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    if (!(f->params[i].flags & SF_P_CONSUME) || args[i].bits == SF_NULL_REF) continue;
+    for (uint32_t j = 0; j < f->nparams; j++)
+      if (j != i && f->params[j].kind == SF_HANDLE && sf_param_is_input(&f->params[j]) &&
+          args[j].bits == args[i].bits)
+        return true;
+  }
+  return false;
+}
+
 static int verr(char *err, size_t errlen, uint32_t ci, const sf_func *f, const char *what,
                 const char *pname) {
   if (err && errlen)
@@ -451,6 +500,8 @@ int sf_seq_validate(const sf_seq *s, char *err, size_t errlen) {
       }
       if (bad) rc = verr(err, errlen, ci, f, bad, p->name);
     }
+    if (rc == 0 && sf_call_consume_conflict(f, a))
+      rc = verr(err, errlen, ci, f, "a consumed handle is also passed as another argument", NULL);
     if (rc == 0) {
       for (uint32_t k = 0; k < f->nproduced; k++)
         if (s->vals[c->val0 + k].call != ci) rc = verr(err, errlen, ci, f, "value table", NULL);
@@ -467,13 +518,14 @@ int sf_seq_validate(const sf_seq *s, char *err, size_t errlen) {
 
 int sf_seq_repair(sf_seq *s) {
   const sf_api *api = s->api;
-  sf_seq out;
-  sf_seq_init(&out, api);
-  sf_life life;
-  sf_life_init(&life, api);
-  uint64_t *map = malloc(((size_t)s->nvals + 1) * sizeof *map);
+  sf_seq_work *w = sf_seq_work_get(s);
+  if (!w || sf_seq_work_map(w, s->nvals + 1)) return -1;
+  sf_seq out = w->spare; /* built here, swapped into s at the end */
+  out.api = api;
+  sf_seq_clear(&out);
+  sf_life *lp = &w->life;
+  uint64_t *map = w->map;
   int dropped = 0;
-  if (!map) goto oom;
   for (uint32_t ci = 0; ci < s->ncalls; ci++) {
     const sf_func *f = sf_seq_func(s, ci);
     const sf_arg *a = sf_seq_args(s, ci);
@@ -484,7 +536,17 @@ int sf_seq_repair(sf_seq *s) {
       uint64_t v = a[i].bits == SF_NULL_REF || a[i].bits >= s->nvals ? SF_NULL_REF
                                                                      : map[a[i].bits];
       if (v == SF_NULL_REF) ok = (p->flags & SF_P_NULLABLE) && a[i].bits == SF_NULL_REF;
-      else ok = sf_life_usable(&life, v, p->type_index);
+      else ok = sf_life_usable(lp, v, p->type_index);
+    }
+    if (ok) { /* the consume rule, on the mapped handles */
+      sf_arg mapped[64];
+      for (uint32_t i = 0; i < f->nparams; i++) {
+        mapped[i].bits = a[i].bits;
+        if (f->params[i].kind == SF_HANDLE && sf_param_is_input(&f->params[i]) &&
+            a[i].bits != SF_NULL_REF)
+          mapped[i].bits = a[i].bits < s->nvals ? map[a[i].bits] : SF_NULL_REF;
+      }
+      ok = !sf_call_consume_conflict(f, mapped);
     }
     uint32_t val0 = s->calls[ci].val0;
     if (!ok) {
@@ -533,16 +595,16 @@ int sf_seq_repair(sf_seq *s) {
         na[i].bits = sf_arg_prim_repair(api, p, na[i].bits);
       }
     }
-    if (sf_life_apply(&life, out.calls[out.ncalls - 1].func, na)) goto oom;
+    if (sf_life_apply(lp, out.calls[out.ncalls - 1].func, na)) goto oom;
   }
-  free(map);
-  sf_life_free(&life);
-  sf_seq_free(s);
+  /* Swap storage: s takes out's arrays, the spare keeps s's old ones. */
+  sf_seq old = *s;
   *s = out;
+  s->work = w;
+  old.work = NULL;
+  w->spare = old;
   return dropped;
 oom:
-  free(map);
-  sf_life_free(&life);
-  sf_seq_free(&out);
+  w->spare = out;
   return -1;
 }

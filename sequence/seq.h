@@ -62,6 +62,9 @@ typedef struct sf_seq {
   sf_value *vals;
   uint32_t nvals, valcap;
   sf_buf blob;
+  /* Private scratch of the codec and repair, kept to avoid allocating on
+   * every call (so a sequence is not safe to use from two threads at once). */
+  struct sf_seq_work *work;
 } sf_seq;
 
 void sf_seq_init(sf_seq *s, const sf_api *api);
@@ -112,6 +115,7 @@ typedef struct sf_life {
   uint32_t *htype;
   uint32_t *producer; /* function index */
   uint32_t n, cap;
+  uint32_t nowned; /* values with an owner ever pushed (0: skip ownership work) */
 } sf_life;
 
 void sf_life_init(sf_life *l, const sf_api *api);
@@ -126,6 +130,11 @@ uint32_t sf_life_candidates(const sf_life *l, uint32_t htype, uint32_t *out, uin
 int sf_life_apply(sf_life *l, uint32_t func, const sf_arg *args);
 
 /* ---- validity ----------------------------------------------------------- */
+
+/* Does a call of f pass a handle it consumes also as another argument
+ * (kv_merge(h1, h1))? Such a call is illegal: the callee would use what it
+ * was given to free. */
+bool sf_call_consume_conflict(const sf_func *f, const sf_arg *args);
 
 /* Does `bits` satisfy the precondition and canonical form of parameter p
  * (a primitive: int, bool, float, enum, flags)? */

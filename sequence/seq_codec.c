@@ -46,20 +46,17 @@ int sf_seq_encode_header(const sf_api *api, sf_buf *out) {
   return sf_buf_append(out, h, sizeof h);
 }
 
-/* Alive candidates of a handle type, most recent first, in a growable scratch. */
+/* Alive candidates of a handle type, most recent first, in the scratch. */
 typedef struct cands {
+  sf_seq_work *w;
   uint32_t *v;
-  uint32_t n, cap;
+  uint32_t n;
 } cands;
 
 static int collect(cands *c, const sf_life *l, uint32_t htype) {
-  if (c->cap < l->n) {
-    uint32_t *p = realloc(c->v, (l->n + 16) * sizeof *p);
-    if (!p) return -1;
-    c->v = p;
-    c->cap = l->n + 16;
-  }
-  c->n = sf_life_candidates(l, htype, c->v, c->cap);
+  if (sf_seq_work_cands(c->w, l->n)) return -1;
+  c->v = c->w->cands;
+  c->n = sf_life_candidates(l, htype, c->v, c->w->candcap);
   return 0;
 }
 
@@ -132,9 +129,10 @@ sf_decode_status sf_seq_decode(sf_seq *s, const sf_api *api, const uint8_t *data
       load_le(data + 2, 4) != api->fingerprint)
     return SF_DECODE_REJECT;
   reader r = {data + SF_HEADER_SIZE, data + size};
-  sf_life life;
-  sf_life_init(&life, api);
-  cands cs = {0};
+  sf_seq_work *w = sf_seq_work_get(s);
+  if (!w) return SF_DECODE_OOM;
+  sf_life *life = &w->life;
+  cands cs = {w, NULL, 0};
   sf_arg tmp[64];
   sf_decode_status st = SF_DECODE_OK;
   while (r.p < r.end && s->ncalls < SF_SEQ_MAX_CALLS) {
@@ -147,8 +145,9 @@ sf_decode_status sf_seq_decode(sf_seq *s, const sf_api *api, const uint8_t *data
     for (uint32_t i = 0; i < f->nparams && as == ARG_OK; i++) {
       memset(&tmp[i], 0, sizeof tmp[i]);
       if (sf_param_is_input(&f->params[i]))
-        as = decode_arg(&r, s, &life, &cs, f, &f->params[i], &tmp[i]);
+        as = decode_arg(&r, s, life, &cs, f, &f->params[i], &tmp[i]);
     }
+    if (as == ARG_OK && sf_call_consume_conflict(f, tmp)) as = ARG_NO_CANDIDATE;
     if (as != ARG_OK) {
       s->blob.len = blob_mark;
       if (as == ARG_NO_CANDIDATE) continue;
@@ -156,23 +155,22 @@ sf_decode_status sf_seq_decode(sf_seq *s, const sf_api *api, const uint8_t *data
       break;
     }
     sf_arg *a = sf_seq_add_call(s, (uint32_t)fi);
-    if (!a || sf_life_apply(&life, (uint32_t)fi, tmp)) {
+    if (!a || sf_life_apply(life, (uint32_t)fi, tmp)) {
       st = SF_DECODE_OOM;
       break;
     }
     memcpy(a, tmp, f->nparams * sizeof *a);
   }
-  free(cs.v);
-  sf_life_free(&life);
   return st;
 }
 
 int sf_seq_encode(const sf_seq *s, sf_buf *out) {
   const sf_api *api = s->api;
   if (sf_seq_encode_header(api, out)) return -1;
-  sf_life life;
-  sf_life_init(&life, api);
-  cands cs = {0};
+  sf_seq_work *w = sf_seq_work_get(s);
+  if (!w) return -1;
+  sf_life *life = &w->life;
+  cands cs = {w, NULL, 0};
   int rc = 0;
   for (uint32_t ci = 0; ci < s->ncalls && rc == 0; ci++) {
     const sf_func *f = sf_seq_func(s, ci);
@@ -183,7 +181,7 @@ int sf_seq_encode(const sf_seq *s, sf_buf *out) {
       if (!sf_param_is_input(p)) continue;
       switch (p->kind) {
       case SF_HANDLE: {
-        if (collect(&cs, &life, p->type_index)) {
+        if (collect(&cs, life, p->type_index)) {
           rc = -1;
           break;
         }
@@ -221,9 +219,7 @@ int sf_seq_encode(const sf_seq *s, sf_buf *out) {
       }
       }
     }
-    if (rc == 0) rc = sf_life_apply(&life, s->calls[ci].func, a);
+    if (rc == 0) rc = sf_life_apply(life, s->calls[ci].func, a);
   }
-  free(cs.v);
-  sf_life_free(&life);
   return rc ? -1 : 0;
 }

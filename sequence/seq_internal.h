@@ -4,6 +4,23 @@
 
 #include "seq.h"
 
+/* Scratch kept with a sequence (seq.h: sf_seq.work). */
+typedef struct sf_seq_work {
+  sf_life life;
+  uint32_t *cands;
+  uint32_t candcap;
+  uint64_t *map;
+  uint32_t mapcap;
+  sf_seq spare; /* repair builds here, then swaps */
+} sf_seq_work;
+
+/* The scratch of s, created on first use; NULL on OOM. life is cleared and
+ * bound to s->api. */
+sf_seq_work *sf_seq_work_get(const sf_seq *s);
+/* Room for n candidates / n map entries; -1 on OOM. */
+int sf_seq_work_cands(sf_seq_work *w, uint32_t n);
+int sf_seq_work_map(sf_seq_work *w, uint32_t n);
+
 /* Canonicalize array elements in place (bool to 0/1, one NaN). */
 void sf_seq_canon_elems(sf_kind elem, uint8_t *d, uint32_t len);
 

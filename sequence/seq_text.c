@@ -439,6 +439,8 @@ static bool parse_call(tparser *tp) {
     if (!parse_arg(tp, f, p, &args[i])) return false;
   }
   if (!texpect(tp, ")") || !texpect(tp, ";")) return false;
+  if (sf_call_consume_conflict(f, args))
+    return tfail(tp, &t, "%s consumes a handle that is also passed as another argument", f->name);
   sf_arg *a = sf_seq_add_call(s, (uint32_t)fi);
   if (!a) return tfail(tp, &t, "out of memory");
   memcpy(a, args, f->nparams * sizeof *a);

@@ -17,7 +17,7 @@ static void test_demo_api_model(void **state) {
   assert_int_equal(open->err_cmp, SF_CMP_NULL);
   assert_int_equal(open->params[0].kind, SF_U32);
   assert_int_equal(open->params[0].lo, 1);
-  assert_int_equal(open->params[0].hi, 4096);
+  assert_int_equal(open->params[0].hi, 64);
   assert_int_equal(open->params[1].kind, SF_FLAGS);
   assert_int_equal(open->nproduced, 1);
 

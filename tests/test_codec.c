@@ -84,7 +84,7 @@ static void test_repairs(void **state) {
   /* kv_count with no kv_t alive: dropped. */
   sf_buf_put_varint(&b, (uint64_t)count);
   sf_buf_put_varint(&b, 0);
-  /* kv_open(capacity 0 -> repaired into [1, 4096], flags mask 0xff -> 3). */
+  /* kv_open(capacity 0 -> repaired into [1, 64], flags mask 0xff -> 3). */
   sf_buf_put_varint(&b, (uint64_t)open);
   uint8_t zero[4] = {0, 0, 0, 0};
   sf_buf_append(&b, zero, 4);
@@ -104,7 +104,7 @@ static void test_repairs(void **state) {
   assert_valid(&s);
   assert_int_equal(s.ncalls, 2);
   assert_int_equal(s.calls[0].func, open);
-  assert_int_equal(sf_seq_args(&s, 0)[0].bits, 4096); /* 0 wraps: lo + (0 - lo) mod 4096 */
+  assert_int_equal(sf_seq_args(&s, 0)[0].bits, 64); /* 0 wraps: lo + (0 - lo) mod 64 */
   assert_int_equal(sf_seq_args(&s, 0)[1].bits, 3);
   assert_int_equal(s.calls[1].func, close);
   assert_int_equal(sf_seq_args(&s, 1)[0].bits, 0);

@@ -130,7 +130,7 @@ static void test_kept_string(void **state) {
   fixture *f = *state;
   parse_seq_ok(&f->s, f->api, "h1 = obj_new(1); obj_keep(h1, \"hello\"); obj_new(2); obj_kept_len(h1);");
   int64_t ret = 0;
-  sf_exec_hooks hooks = {&ret, last_ret};
+  sf_exec_hooks hooks = {&ret, last_ret, NULL};
   sf_run_result r;
   assert_int_equal(sf_exec_run(f->x, &f->s, &hooks, &r), SF_RUN_OK);
   assert_int_equal(ret, 5);
@@ -146,7 +146,7 @@ static void test_released_results(void **state) {
   fixture *f = *state;
   parse_seq_ok(&f->s, f->api, "h1 = obj_new(42); obj_name(h1); obj_name(h1);");
   char seen[64] = "";
-  sf_exec_hooks hooks = {seen, capture};
+  sf_exec_hooks hooks = {seen, capture, NULL};
   sf_run_result r;
   assert_int_equal(sf_exec_run(f->x, &f->s, &hooks, &r), SF_RUN_OK);
   assert_string_equal(seen, "obj-42");

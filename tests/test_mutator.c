@@ -1,5 +1,7 @@
 /* The mutator: every output decodes to a valid sequence, respects max_size
  * and max_calls, and the mutations really change and grow sequences. */
+#define _GNU_SOURCE /* memmem */
+#include "base/sf_hash.h"
 #include "base/sf_rng.h"
 #include "mutator/mutate.h"
 #include "test_util.h"
@@ -124,11 +126,217 @@ static void test_deterministic(void **state) {
   sf_api_free(api);
 }
 
+static sf_api *demo;
+
+static void encode_text(const char *text, sf_buf *out) {
+  sf_seq s;
+  sf_seq_init(&s, demo);
+  parse_seq_ok(&s, demo, text);
+  sf_buf_reset(out);
+  assert_int_equal(sf_seq_encode(&s, out), 0);
+  sf_seq_free(&s);
+}
+
+static const char *base_text = "h1 = kv_open(8, 0);\n"
+                               "kv_put(h1, \"k\", \"v\");\n"
+                               "h2 = kv_open(4, 0);\n"
+                               "kv_put(h2, \"a\", \"b\");\n"
+                               "kv_count(h1);\n";
+
+/* Each mutation alone: outputs are valid, fit, and do what the name says. */
+static void test_each_mutation(void **state) {
+  (void)state;
+  sf_buf in = {0}, other = {0};
+  encode_text(base_text, &in);
+  encode_text("h1 = kv_open(3, KV_CHECKSUM);\nkv_del(h1, \"zz\");\nkv_compact(h1);\n", &other);
+  sf_seq base, s;
+  sf_seq_init(&base, demo);
+  sf_seq_init(&s, demo);
+  assert_int_equal(sf_seq_decode(&base, demo, in.data, in.len), SF_DECODE_OK);
+  static const sf_mutation ops[] = {SF_MUT_EXTEND, SF_MUT_INSERT, SF_MUT_REMOVE,
+                                    SF_MUT_CHANGE, SF_MUT_REPEAT, SF_MUT_SPLICE};
+  for (size_t k = 0; k < sizeof ops / sizeof *ops; k++) {
+    sf_mutator_options opt = {.max_calls = 32, .only = ops[k], .no_equivalence = true};
+    sf_mutator *m = sf_mutator_new(demo, &opt);
+    sf_mutator_add_input(m, other.data, other.len, NULL); /* pool for splicing */
+    uint8_t out[2048];
+    int longer = 0, shorter = 0, same_len_differs = 0, has_other = 0;
+    for (uint64_t seed = 0; seed < 500; seed++) {
+      size_t max = 48 + seed % 400;
+      size_t n = sf_mutator_mutate(m, in.data, in.len, out, max, seed);
+      check_output(demo, &s, out, n, max, opt.max_calls);
+      if (n < max - 40) { /* not cut to fit */
+        longer += s.ncalls > base.ncalls;
+        shorter += s.ncalls < base.ncalls;
+        same_len_differs += s.ncalls == base.ncalls && !sf_seq_equal(&s, &base);
+      }
+      for (uint32_t ci = 0; ci < s.ncalls; ci++)
+        has_other += s.calls[ci].func == (uint32_t)sf_api_find_func(demo, "kv_compact");
+    }
+    if (getenv("TEST_VERBOSE"))
+      fprintf(stderr, "op %d: longer %d shorter %d changed %d spliced %d\n", (int)ops[k], longer,
+              shorter, same_len_differs, has_other);
+    switch (ops[k]) {
+    case SF_MUT_EXTEND:
+    case SF_MUT_INSERT:
+    case SF_MUT_REPEAT: assert_true(longer > 350); break; /* an insertion may consume a later call's handle */
+    case SF_MUT_REMOVE: assert_true(shorter > 400); break;
+    case SF_MUT_CHANGE: assert_true(same_len_differs > 300); break;
+    case SF_MUT_SPLICE: assert_true(has_other > 100); break;
+    default: break;
+    }
+    sf_mutator_free(m);
+  }
+  sf_seq_free(&base);
+  sf_seq_free(&s);
+  sf_buf_free(&in);
+  sf_buf_free(&other);
+}
+
+/* A record of a run is the feedback the harness gives; build one by hand. */
+static void fake_feedback(sf_feedback *fb, const sf_buf *in, uint32_t ncalls, uint32_t stop,
+                          uint32_t nvalues, const uint64_t *states) {
+  memset(fb, 0, sizeof *fb);
+  fb->version = SF_FB_VERSION;
+  fb->input_hash = sf_feedback_input_hash(in->data, in->len);
+  fb->ncalls = ncalls;
+  fb->stop_call = stop;
+  fb->status = stop < ncalls ? 1 : 0;
+  fb->nvalues = nvalues;
+  for (uint32_t v = 0; v < nvalues; v++) fb->state[v] = states[v];
+  fb->magic = SF_FB_MAGIC;
+}
+
+/* Legality: after a run stopped at call 3, no output keeps call 3 (or later)
+ * of the input; without the filter they do. */
+static void test_legality_filter(void **state) {
+  (void)state;
+  sf_buf in = {0};
+  encode_text("h1 = kv_open(8, 0);\nkv_put(h1, \"k\", \"v\");\nh2 = kv_open(4, 0);\n"
+              "kv_put(h2, \"zq-illegal\", \"b\");\nkv_count(h1);\n", &in);
+  uint64_t states[2] = {0, 0};
+  sf_feedback fb;
+  fake_feedback(&fb, &in, 5, 3, 2, states);
+  for (int legality = 0; legality < 2; legality++) {
+    sf_mutator_options opt = {.only = SF_MUT_EXTEND, .no_legality = !legality};
+    sf_mutator *m = sf_mutator_new(demo, &opt);
+    sf_mutator_note_run(m, &fb);
+    sf_seq s;
+    sf_seq_init(&s, demo);
+    uint8_t out[4096];
+    int kept_illegal = 0;
+    for (uint64_t seed = 0; seed < 300; seed++) {
+      size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+      check_output(demo, &s, out, n, sizeof out, 64);
+      /* Call 4 of the input (index 3) is the one that stopped the run. */
+      kept_illegal += memmem(s.blob.data, s.blob.len, "zq-illegal", 10) != NULL;
+    }
+    if (legality) assert_int_equal(kept_illegal, 0);
+    else assert_true(kept_illegal > 250);
+    sf_mutator_stats st;
+    sf_mutator_get_stats(m, &st);
+    if (legality) assert_true(st.pruned_illegal >= 300);
+    sf_seq_free(&s);
+    sf_mutator_free(m);
+  }
+  sf_buf_free(&in);
+}
+
+/* Equivalence (a): repeated candidates are replaced. */
+static void test_duplicate_filter(void **state) {
+  (void)state;
+  sf_buf in = {0};
+  encode_text("h1 = kv_open(1, 0);\n", &in);
+  size_t distinct[2];
+  for (int eq = 0; eq < 2; eq++) {
+    sf_mutator_options opt = {.only = SF_MUT_CHANGE, .no_equivalence = !eq};
+    sf_mutator *m = sf_mutator_new(demo, &opt);
+    sf_hashset *seen = sf_hashset_new(4096);
+    uint8_t out[256];
+    distinct[eq] = 0;
+    for (uint64_t seed = 0; seed < 400; seed++) {
+      size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+      distinct[eq] += sf_hashset_insert(seen, sf_hash_bytes(out, n, 0));
+    }
+    sf_mutator_stats st;
+    sf_mutator_get_stats(m, &st);
+    /* An output repeats only after every other try repeated too. */
+    if (eq) assert_true(st.pruned_equiv >= (400 - distinct[eq]) * 3);
+    else assert_int_equal(st.pruned_equiv, 0);
+    sf_hashset_free(seen);
+    sf_mutator_free(m);
+  }
+  /* Few distinct outputs exist (capacity 1..64 x 4 flag sets): the filter
+   * finds more of them. */
+  assert_true(distinct[1] > distinct[0] + 10);
+  sf_buf_free(&in);
+}
+
+/* Equivalence (b), index pruning: a value whose state another input produced
+ * first is not chosen while a reusable one of the same type is alive. */
+static void test_index_pruning(void **state) {
+  (void)state;
+  sf_buf first = {0}, in = {0};
+  encode_text("h1 = kv_open(2, 0);\n", &first);
+  encode_text("h1 = kv_open(2, 0);\nh2 = kv_open(5, 0);\n", &in);
+  uint64_t s1[1] = {0xabc}, s2[2] = {0xabc, 0xdef};
+  sf_feedback fb1, fb2;
+  fake_feedback(&fb1, &first, 1, 1, 1, s1);
+  fake_feedback(&fb2, &in, 2, 2, 2, s2);
+  for (int eq = 0; eq < 2; eq++) {
+    sf_mutator_options opt = {.only = SF_MUT_EXTEND, .no_equivalence = !eq};
+    sf_mutator *m = sf_mutator_new(demo, &opt);
+    sf_mutator_add_input(m, first.data, first.len, &fb1);
+    sf_mutator_add_input(m, in.data, in.len, &fb2);
+    sf_seq s;
+    sf_seq_init(&s, demo);
+    uint8_t out[4096];
+    int used_h1 = 0, used_h2 = 0;
+    for (uint64_t seed = 0; seed < 400; seed++) {
+      size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+      check_output(demo, &s, out, n, sizeof out, 64);
+      /* Handle arguments of the calls after the two opens, while h2 (the
+       * reusable kv_t) is alive. */
+      sf_life life;
+      sf_life_init(&life, demo);
+      for (uint32_t ci = 0; ci < s.ncalls; ci++) {
+        const sf_func *f = sf_seq_func(&s, ci);
+        bool h2_alive = sf_life_usable(&life, 1, 0);
+        for (uint32_t i = 0; i < f->nparams && ci >= 2 && h2_alive; i++) {
+          if (f->params[i].kind != SF_HANDLE || !sf_param_is_input(&f->params[i])) continue;
+          uint64_t v = sf_seq_args(&s, ci)[i].bits;
+          used_h1 += v == 0;
+          used_h2 += v == 1;
+        }
+        sf_life_apply(&life, s.calls[ci].func, sf_seq_args(&s, ci));
+      }
+      sf_life_free(&life);
+    }
+    if (eq) {
+      assert_int_equal(used_h1, 0);
+      assert_true(used_h2 > 50);
+    } else {
+      assert_true(used_h1 > 20);
+    }
+    sf_seq_free(&s);
+    sf_mutator_free(m);
+  }
+  sf_buf_free(&first);
+  sf_buf_free(&in);
+}
+
 int main(void) {
+  demo = load_api_file(DEMO_API);
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_each_mutation),
+      cmocka_unit_test(test_legality_filter),
+      cmocka_unit_test(test_duplicate_filter),
+      cmocka_unit_test(test_index_pruning),
       cmocka_unit_test(test_mutations_stay_valid),
       cmocka_unit_test(test_crossover_and_generate),
       cmocka_unit_test(test_deterministic),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  sf_api_free(demo);
+  return rc;
 }

@@ -59,6 +59,8 @@ static const struct {
     {"h1 = kv_open(16, 0);\nkv_put(h1, \"a\\x00b\", \"\");",
      "t.seq:2:12: a string argument cannot contain NUL"},
     {"h1 = kv_open(16, 0);\nkv_put(h1, \"a\", \"b);", "t.seq:2:17: unterminated string literal"},
+    {"h1 = kv_open(16, 0);\nkv_merge(h1, h1);",
+     "t.seq:2:1: kv_merge consumes a handle that is also passed as another argument"},
 };
 
 static void test_errors(void **state) {

@@ -141,7 +141,11 @@ int kv_compact(kv_t *db) {
   for (unsigned i = 0; i < db->cap; i++) {
     if (old[i].state == SLOT_TOMB) {
       free(old[i].key);
+#ifdef KVSTORE_FIXED
+      blob_unref(old[i].val);
+#else
       free(old[i].val); /* BUG: the value may be shared with a snapshot; should be blob_unref */
+#endif
       dropped++;
     } else if (old[i].state == SLOT_LIVE) {
       insert(db, old[i].key, old[i].val);

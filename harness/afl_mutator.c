@@ -1,0 +1,173 @@
+/* The AFL++ custom mutator (AFL_CUSTOM_MUTATOR_LIBRARY=libseqfuzz-afl.so).
+ *
+ * It runs inside afl-fuzz, which exports no symbols and cannot be asked for
+ * anything: the API comes from SEQFUZZ_API (a .api file), and run records
+ * come from the target through the shared memory this library creates in
+ * afl_custom_init (before afl-fuzz starts the fork server, so the target
+ * inherits SEQFUZZ_SHM). Queue entries need no side files: everything is in
+ * the input bytes, so entries synced from other instances (-M/-S) work. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "feedback.h"
+#include "mutator/mutate.h"
+#include "options.h"
+
+typedef struct afl_seqfuzz {
+  sf_api *api;
+  sf_mutator *mut;
+  sf_channel *channel;
+  uint8_t *out;
+  size_t outcap;
+  uint64_t seed, calls;
+  char describe[64];
+  char introspection[256];
+  FILE *stats_file;
+  long stats_every;
+  time_t last_stats;
+} afl_seqfuzz;
+
+void afl_custom_deinit(void *data);
+
+void *afl_custom_init(void *afl, unsigned int seed) {
+  (void)afl;
+  const char *path = getenv("SEQFUZZ_API");
+  if (!path) {
+    fprintf(stderr, "seqfuzz: set SEQFUZZ_API to the target's .api file\n");
+    return NULL;
+  }
+  afl_seqfuzz *st = calloc(1, sizeof *st);
+  if (!st) return NULL;
+  char err[4096];
+  st->api = sf_api_load(path, err, sizeof err);
+  if (!st->api) {
+    fprintf(stderr, "seqfuzz: %s\n", err);
+    free(st);
+    return NULL;
+  }
+  sf_options opt;
+  sf_options_from_env(&opt);
+  sf_mutator_options mo = {.max_calls = (uint32_t)opt.max_calls,
+                           .no_legality = !opt.legality,
+                           .no_equivalence = !opt.equivalence};
+  st->mut = sf_mutator_new(st->api, &mo);
+  st->channel = sf_channel_create(); /* no feedback if it fails: still works */
+  st->seed = seed;
+  st->stats_every = opt.stats;
+  const char *sf = getenv("SEQFUZZ_STATS_FILE");
+  if (sf) st->stats_file = fopen(sf, "w");
+  if (!st->mut) {
+    afl_custom_deinit(st);
+    return NULL;
+  }
+  return st;
+}
+
+static void write_stats(afl_seqfuzz *st) {
+  sf_mutator_stats s;
+  sf_mutator_get_stats(st->mut, &s);
+  double cand = s.candidates ? (double)s.candidates : 1;
+  snprintf(st->introspection, sizeof st->introspection,
+           "seqfuzz: mutations %llu | pruned illegal %.1f%% equivalent %.1f%% | pool %llu states "
+           "%llu | mean length %.1f",
+           (unsigned long long)s.mutations, 100.0 * (double)s.pruned_illegal / cand,
+           100.0 * (double)s.pruned_equiv / cand, (unsigned long long)s.pool_size,
+           (unsigned long long)s.states_seen,
+           s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0);
+  if (st->stats_file) {
+    fprintf(st->stats_file, "%ld %s\n", (long)time(NULL), st->introspection);
+    fflush(st->stats_file);
+  }
+}
+
+static uint8_t *out_buffer(afl_seqfuzz *st, size_t max_size) {
+  if (st->outcap < max_size) {
+    uint8_t *p = realloc(st->out, max_size);
+    if (!p) return NULL;
+    st->out = p;
+    st->outcap = max_size;
+  }
+  return st->out;
+}
+
+size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t buf_size, uint8_t **out_buf,
+                       uint8_t *add_buf, size_t add_buf_size, size_t max_size) {
+  afl_seqfuzz *st = data;
+  uint8_t *out = out_buffer(st, max_size);
+  if (!out) {
+    *out_buf = buf;
+    return buf_size;
+  }
+  uint64_t seed = st->seed * 0x9e3779b97f4a7c15ULL + st->calls++;
+  size_t n;
+  if (add_buf && add_buf_size && (seed >> 61) == 0)
+    n = sf_mutator_crossover(st->mut, buf, buf_size, add_buf, add_buf_size, out, max_size, seed);
+  else
+    n = sf_mutator_mutate(st->mut, buf, buf_size, out, max_size, seed);
+  if (st->stats_every && time(NULL) - st->last_stats >= st->stats_every) {
+    st->last_stats = time(NULL);
+    write_stats(st);
+  }
+  if (!n) {
+    *out_buf = buf;
+    return buf_size;
+  }
+  *out_buf = out;
+  return n;
+}
+
+uint32_t afl_custom_fuzz_count(void *data, const uint8_t *buf, size_t buf_size) {
+  (void)data;
+  (void)buf;
+  (void)buf_size;
+  return 256;
+}
+
+/* A new queue entry: the shared record is of the run that found it. */
+uint8_t afl_custom_queue_new_entry(void *data, const uint8_t *filename_new_queue,
+                                   const uint8_t *filename_orig_queue) {
+  (void)filename_orig_queue;
+  afl_seqfuzz *st = data;
+  FILE *fp = fopen((const char *)filename_new_queue, "rb");
+  if (!fp) return 0;
+  sf_buf b = {0};
+  char chunk[4096];
+  size_t k;
+  while ((k = fread(chunk, 1, sizeof chunk, fp)) > 0 && b.len < (1u << 24))
+    if (sf_buf_append(&b, chunk, k)) break;
+  fclose(fp);
+  sf_mutator_add_input(st->mut, b.data, b.len, sf_channel_record(st->channel));
+  sf_buf_free(&b);
+  return 0; /* the file was not changed */
+}
+
+const char *afl_custom_describe(void *data, size_t max_description_len) {
+  afl_seqfuzz *st = data;
+  snprintf(st->describe, sizeof st->describe < max_description_len ? sizeof st->describe
+                                                                   : max_description_len,
+           "seqfuzz-%s", sf_mutator_last_op(st->mut));
+  return st->describe;
+}
+
+const char *afl_custom_introspection(void *data) {
+  afl_seqfuzz *st = data;
+  write_stats(st);
+  return st->introspection;
+}
+
+void afl_custom_deinit(void *data) {
+  afl_seqfuzz *st = data;
+  if (!st) return;
+  if (st->stats_file) {
+    write_stats(st);
+    fclose(st->stats_file);
+  }
+  sf_channel_close(st->channel);
+  sf_mutator_free(st->mut);
+  sf_api_free(st->api);
+  free(st->out);
+  free(st);
+}

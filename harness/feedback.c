@@ -1,0 +1,110 @@
+#include "feedback.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../base/sf_hash.h"
+
+uint64_t sf_feedback_input_hash(const uint8_t *data, size_t size) {
+  return sf_hash_bytes(data, size, 0x5eedf00d);
+}
+
+static void record_state(sf_exec *x, sf_feedback *fb, uint32_t vid) {
+  uint64_t st = 0;
+  if (sf_exec_observe(x, vid, &st) != 0) st = 0;
+  fb->state[vid] = st;
+}
+
+/* At the end of the run: the state of every value still alive. Extension
+ * appends calls at the end, so this is the state a reused value has. */
+static void before_cleanup(void *ctx, sf_exec *x, const sf_seq *s) {
+  sf_feedback *fb = ctx;
+  uint32_t n = s->nvals < SF_FB_MAX_VALUES ? s->nvals : SF_FB_MAX_VALUES;
+  for (uint32_t v = 0; v < n; v++) record_state(x, fb, v);
+  fb->nvalues = n;
+}
+
+sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb) {
+  fb->magic = 0;
+  fb->version = SF_FB_VERSION;
+  fb->input_hash = input_hash;
+  fb->nvalues = 0;
+  fb->ncalls = s->ncalls;
+  sf_exec_hooks hooks = {fb, NULL, before_cleanup};
+  sf_run_result r;
+  sf_exec_run(x, s, &hooks, &r);
+  fb->status = r.status;
+  fb->stop_call = r.status == SF_RUN_OK ? s->ncalls : r.stop_call;
+  __atomic_store_n(&fb->magic, SF_FB_MAGIC, __ATOMIC_RELEASE);
+  return r.status;
+}
+
+bool sf_feedback_valid(const sf_feedback *fb, uint64_t input_hash) {
+  return fb && __atomic_load_n(&fb->magic, __ATOMIC_ACQUIRE) == SF_FB_MAGIC &&
+         fb->version == SF_FB_VERSION && fb->input_hash == input_hash &&
+         fb->nvalues <= SF_FB_MAX_VALUES && fb->stop_call <= fb->ncalls &&
+         fb->ncalls <= SF_SEQ_MAX_CALLS;
+}
+
+struct sf_channel {
+  sf_feedback *rec;
+  char name[64];
+  bool owner;
+};
+
+static sf_channel *map_region(const char *name, bool create) {
+  int fd = shm_open(name, create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0600);
+  if (fd < 0) return NULL;
+  if (create && ftruncate(fd, sizeof(sf_feedback)) != 0) {
+    close(fd);
+    shm_unlink(name);
+    return NULL;
+  }
+  void *p = mmap(NULL, sizeof(sf_feedback), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED) {
+    if (create) shm_unlink(name);
+    return NULL;
+  }
+  sf_channel *c = calloc(1, sizeof *c);
+  if (!c) {
+    munmap(p, sizeof(sf_feedback));
+    return NULL;
+  }
+  c->rec = p;
+  c->owner = create;
+  snprintf(c->name, sizeof c->name, "%s", name);
+  return c;
+}
+
+sf_channel *sf_channel_create(void) {
+  char name[64];
+  for (int attempt = 0; attempt < 16; attempt++) {
+    snprintf(name, sizeof name, "/seqfuzz-%d-%d", (int)getpid(), attempt);
+    sf_channel *c = map_region(name, true);
+    if (c) {
+      setenv(SF_SHM_ENV, name, 1);
+      return c;
+    }
+  }
+  return NULL;
+}
+
+sf_channel *sf_channel_attach(void) {
+  const char *name = getenv(SF_SHM_ENV);
+  if (!name || name[0] != '/' || strlen(name) >= 64) return NULL;
+  return map_region(name, false);
+}
+
+sf_feedback *sf_channel_record(sf_channel *c) { return c ? c->rec : NULL; }
+
+void sf_channel_close(sf_channel *c) {
+  if (!c) return;
+  munmap(c->rec, sizeof(sf_feedback));
+  if (c->owner) shm_unlink(c->name);
+  free(c);
+}

@@ -1,0 +1,61 @@
+/* feedback.h: what a run tells the mutator, and the channel that carries it.
+ *
+ * After each run the harness fills an sf_feedback: where the run stopped
+ * (dynamic legality: the calls before stop_call are legal) and the abstract
+ * state of each handle value at the end of the run (a hash of the results of
+ * its type's observers; 0 when the value is dead or the type has none):
+ * extension appends calls, so that is the state a reused value starts from. The
+ * mutator uses the first to never extend past an illegal call and the second
+ * for index pruning (a value whose state was seen before is not reused).
+ *
+ * libFuzzer hands records over in-process. Under AFL++ the mutator lives in
+ * the afl-fuzz process: it creates a shared-memory region and names it in
+ * SEQFUZZ_SHM before afl-fuzz starts the target, which writes the record of
+ * each run there. Readers treat records as untrusted: sf_feedback_valid()
+ * checks magic, version, bounds and the hash of the input it belongs to. */
+#ifndef SF_FEEDBACK_H
+#define SF_FEEDBACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec.h"
+
+#define SF_FB_MAGIC 0x42464653u /* "SFFB" */
+#define SF_FB_VERSION 1u
+#define SF_FB_MAX_VALUES 256 /* states of later values are not recorded */
+#define SF_SHM_ENV "SEQFUZZ_SHM"
+
+typedef struct sf_feedback {
+  uint32_t magic; /* written last: a record torn by a crash is not valid */
+  uint32_t version;
+  uint64_t input_hash;
+  uint32_t status;    /* sf_run_status */
+  uint32_t stop_call; /* calls [0, stop_call) were legal; == ncalls when all were */
+  uint32_t ncalls;
+  uint32_t nvalues; /* entries of state[] that are set */
+  uint64_t state[SF_FB_MAX_VALUES];
+} sf_feedback;
+
+/* The hash that ties a record to its input bytes. */
+uint64_t sf_feedback_input_hash(const uint8_t *data, size_t size);
+
+/* Execute s and fill fb (input_hash given by the caller). */
+sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb);
+
+/* Is fb a complete record for the input with this hash? */
+bool sf_feedback_valid(const sf_feedback *fb, uint64_t input_hash);
+
+/* ---- shared-memory channel (AFL++) ------------------------------------- */
+typedef struct sf_channel sf_channel;
+
+/* Mutator side: create a region and export its name in SEQFUZZ_SHM. */
+sf_channel *sf_channel_create(void);
+/* Target side: attach to the region named in SEQFUZZ_SHM; NULL if none. */
+sf_channel *sf_channel_attach(void);
+sf_feedback *sf_channel_record(sf_channel *c);
+/* Detach; the creator also removes the region. */
+void sf_channel_close(sf_channel *c);
+
+#endif

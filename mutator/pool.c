@@ -1,0 +1,164 @@
+#include "pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/sf_hash.h"
+
+#define RECENT 256 /* noted runs kept until their input comes back */
+
+struct sf_pool {
+  sf_pool_entry *entries;
+  size_t n, cap, next; /* next: slot replaced when full */
+  uint32_t *index;     /* open addressing: entry index + 1, 0 empty */
+  size_t index_mask;
+  bool equivalence;
+  sf_hashset *states;
+  sf_feedback *recent; /* ring of noted runs */
+  size_t nrecent;
+};
+
+sf_pool *sf_pool_new(size_t capacity, bool equivalence) {
+  sf_pool *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->cap = capacity ? capacity : 1;
+  p->equivalence = equivalence;
+  p->entries = calloc(p->cap, sizeof *p->entries);
+  size_t slots = 16;
+  while (slots < p->cap * 2) slots *= 2;
+  p->index = calloc(slots, sizeof *p->index);
+  p->index_mask = slots - 1;
+  if (!p->index) {
+    sf_pool_free(p);
+    return NULL;
+  }
+  p->states = sf_hashset_new(1 << 18);
+  p->recent = calloc(RECENT, sizeof *p->recent);
+  if (!p->entries || !p->states || !p->recent) {
+    sf_pool_free(p);
+    return NULL;
+  }
+  return p;
+}
+
+static void clear_entry(sf_pool_entry *e) {
+  free(e->data);
+  free(e->reusable);
+  memset(e, 0, sizeof *e);
+}
+
+void sf_pool_free(sf_pool *p) {
+  if (!p) return;
+  for (size_t i = 0; i < p->n; i++) clear_entry(&p->entries[i]);
+  free(p->entries);
+  free(p->index);
+  sf_hashset_free(p->states);
+  free(p->recent);
+  free(p);
+}
+
+void sf_pool_note_run(sf_pool *p, const sf_feedback *fb) {
+  memcpy(&p->recent[p->nrecent++ % RECENT], fb, sizeof *fb);
+}
+
+static sf_pool_entry *find(sf_pool *p, uint64_t h) {
+  for (size_t i = h & p->index_mask; p->index[i]; i = (i + 1) & p->index_mask)
+    if (p->entries[p->index[i] - 1].hash == h) return &p->entries[p->index[i] - 1];
+  return NULL;
+}
+
+static void index_insert(sf_pool *p, uint64_t h, size_t entry) {
+  size_t i = h & p->index_mask;
+  while (p->index[i]) i = (i + 1) & p->index_mask;
+  p->index[i] = (uint32_t)entry + 1;
+}
+
+/* Linear-probing deletion by backward shift: no tombstones to accumulate. */
+static void index_remove(sf_pool *p, uint64_t h) {
+  size_t i = h & p->index_mask;
+  while (p->index[i] && p->entries[p->index[i] - 1].hash != h) i = (i + 1) & p->index_mask;
+  if (!p->index[i]) return;
+  for (size_t j = (i + 1) & p->index_mask; p->index[j]; j = (j + 1) & p->index_mask) {
+    size_t home = p->entries[p->index[j] - 1].hash & p->index_mask;
+    /* Move j back into the hole at i unless its home lies cyclically in (i, j]. */
+    bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+    if (!stays) {
+      p->index[i] = p->index[j];
+      i = j;
+    }
+  }
+  p->index[i] = 0;
+}
+
+/* Make e hold size bytes and nvals flags, reusing its storage. */
+static bool reserve_entry(sf_pool_entry *e, size_t size, uint32_t nvals) {
+  if (e->data_cap < size || !e->data) {
+    uint8_t *d = realloc(e->data, size ? size : 1);
+    if (!d) return false;
+    e->data = d;
+    e->data_cap = size;
+  }
+  if (e->reus_cap < nvals || !e->reusable) {
+    uint8_t *r = realloc(e->reusable, nvals ? nvals : 1);
+    if (!r) return false;
+    e->reusable = r;
+    e->reus_cap = nvals;
+  }
+  return true;
+}
+
+const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
+                                 const sf_feedback *fb) {
+  uint64_t h = sf_feedback_input_hash(data, size);
+  if (!sf_feedback_valid(fb, h)) fb = NULL;
+  sf_pool_entry *e = find(p, h);
+  if (e && (e->legal_calls != SF_LEGAL_UNKNOWN || !fb)) return e;
+  bool indexed = e != NULL; /* known bytes, first record of their run: refill */
+  if (!e && p->n < p->cap) {
+    e = &p->entries[p->n++];
+  } else if (!e) {
+    e = &p->entries[p->next]; /* replace the oldest, keeping its storage */
+    p->next = (p->next + 1) % p->cap;
+    index_remove(p, e->hash);
+  }
+  uint32_t nvals = fb ? fb->nvalues : 0;
+  if (!reserve_entry(e, size, nvals)) {
+    /* Keep the slot consistent: an empty entry nobody will find. */
+    e->size = 0;
+    e->nvals = 0;
+    e->hash = 0;
+    e->legal_calls = SF_LEGAL_UNKNOWN;
+    if (!indexed) index_insert(p, 0, (size_t)(e - p->entries));
+    return NULL;
+  }
+  e->hash = h;
+  e->size = size;
+  if (size) memcpy(e->data, data, size);
+  e->nvals = nvals;
+  e->legal_calls = fb ? fb->stop_call : SF_LEGAL_UNKNOWN;
+  for (uint32_t v = 0; v < nvals; v++) {
+    uint64_t st = fb->state[v];
+    /* The first input to reach a state keeps the value reusable. */
+    e->reusable[v] = !p->equivalence || st == 0 || sf_hashset_insert(p->states, st);
+  }
+  if (!indexed) index_insert(p, h, (size_t)(e - p->entries));
+  return e;
+}
+
+const sf_pool_entry *sf_pool_lookup(sf_pool *p, const uint8_t *data, size_t size) {
+  uint64_t h = sf_feedback_input_hash(data, size);
+  sf_pool_entry *e = find(p, h);
+  if (e) return e;
+  size_t n = p->nrecent < RECENT ? p->nrecent : RECENT;
+  for (size_t i = 0; i < n; i++)
+    if (p->recent[i].input_hash == h && sf_feedback_valid(&p->recent[i], h))
+      return sf_pool_add(p, data, size, &p->recent[i]);
+  return NULL;
+}
+
+const sf_pool_entry *sf_pool_pick(const sf_pool *p, uint64_t r) {
+  return p->n ? &p->entries[r % p->n] : NULL;
+}
+
+size_t sf_pool_size(const sf_pool *p) { return p->n; }
+size_t sf_pool_states_seen(const sf_pool *p) { return sf_hashset_size(p->states); }

@@ -1,0 +1,54 @@
+/* pool.h: the component set (Randoop's C): inputs the engine kept, each with
+ * what its run told (legal prefix, which values are reusable), and the set of
+ * abstract value states seen so far (index pruning: a value whose state was
+ * already produced by another input is not reusable). Bounded: when full,
+ * the oldest entry is replaced. */
+#ifndef SF_POOL_H
+#define SF_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../harness/feedback.h"
+
+#define SF_LEGAL_UNKNOWN UINT32_MAX
+
+typedef struct sf_pool_entry {
+  uint64_t hash; /* sf_feedback_input_hash of the bytes */
+  uint8_t *data;
+  size_t size;
+  uint32_t legal_calls; /* calls known to run legally, or SF_LEGAL_UNKNOWN */
+  uint32_t nvals;       /* entries in reusable[] */
+  uint8_t *reusable;    /* per value id: 0 when its state was seen before */
+  size_t data_cap;      /* storage kept when the entry is replaced */
+  uint32_t reus_cap;
+} sf_pool_entry;
+
+typedef struct sf_pool sf_pool;
+
+/* capacity: most entries kept. equivalence: compute reusable flags from
+ * states (else every value is reusable). NULL on OOM. */
+sf_pool *sf_pool_new(size_t capacity, bool equivalence);
+void sf_pool_free(sf_pool *p);
+
+/* Remember the record of a run that just happened (libFuzzer, in-process);
+ * it is joined to its input when that input comes back to be mutated. */
+void sf_pool_note_run(sf_pool *p, const sf_feedback *fb);
+
+/* Add input bytes with the record of their run (fb NULL or for another input:
+ * nothing known). Returns the entry (existing one if already present), NULL
+ * on OOM. */
+const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
+                                 const sf_feedback *fb);
+
+/* The entry of these bytes: present, or added now from a noted run; NULL
+ * when nothing is known about them. */
+const sf_pool_entry *sf_pool_lookup(sf_pool *p, const uint8_t *data, size_t size);
+
+/* A pseudo-random entry (r chooses), NULL when empty. */
+const sf_pool_entry *sf_pool_pick(const sf_pool *p, uint64_t r);
+size_t sf_pool_size(const sf_pool *p);
+size_t sf_pool_states_seen(const sf_pool *p);
+
+#endif

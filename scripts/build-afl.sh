@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Build the AFL++ variants: the demo fuzz targets linked with libAFLDriver.a
+# (build-afl/), and the seqfuzz custom mutator library for afl-fuzz with the
+# seqfuzz tool (build/, plain clang: the mutator runs inside afl-fuzz).
+# Only the target library and hand-written harnesses are AFL-instrumented
+# (AFL_LLVM_ALLOWLIST), as the libFuzzer build instruments only them.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/install-deps.sh"
+if ! command -v afl-clang-fast >/dev/null; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq afl++ >/dev/null
+fi
+allow="$root/build-afl/allowlist.txt"
+mkdir -p "$root/build-afl"
+printf 'src: *kvstore.c\nsrc: *kvstore_handwritten.c\n' >"$allow"
+cmake -S "$root" -B "$root/build-afl" -DCMAKE_C_COMPILER=afl-clang-fast \
+  -DCMAKE_CXX_COMPILER=afl-clang-fast++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSEQFUZZ_ENGINE=afl \
+  "-DCMAKE_C_COMPILER_LAUNCHER=env;AFL_LLVM_ALLOWLIST=$allow;AFL_QUIET=1" >/dev/null
+cmake --build "$root/build-afl" -j"$(nproc)" --target kvstore_fuzzer kvstore_fixed_fuzzer \
+  handwritten_fuzzer handwritten_fixed_fuzzer >/dev/null
+cmake -S "$root" -B "$root/build" -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$root/build" -j"$(nproc)" --target seqfuzz seqfuzz-afl >/dev/null
+echo "AFL++ targets in $root/build-afl, mutator $root/build/libseqfuzz-afl.so"
