@@ -4,8 +4,9 @@
  * symbol) once and prepares its libffi call interface. sf_exec_run() then
  * executes a valid sequence call by call:
  *  - strings, buffers and arrays are copied into heap blocks of their exact
- *    size (so AddressSanitizer sees any overflow) and freed after the call
- *    (after the sequence for `keep` parameters);
+ *    size (so AddressSanitizer sees any overflow); after the call a block is
+ *    kept for reuse by a later argument of the same size (saving a malloc and
+ *    a free per argument), or, for `keep` parameters, freed after the run;
  *  - a call whose non-nullable handle argument is NULL at run time is not
  *    made: the run stops there (SF_RUN_NULL_HANDLE, a precondition failure);
  *  - a result matching the function's error convention produces nothing and

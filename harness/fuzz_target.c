@@ -25,7 +25,7 @@ static struct {
   sf_api *api;
   sf_exec *exec;
   sf_mutator *mut;
-  sf_seq seq;
+  sf_seq seq, probe_seq;
   sf_options opt;
   sf_channel *channel; /* AFL++ mode */
   sf_feedback local;   /* libFuzzer mode */
@@ -38,6 +38,14 @@ static void *resolve_embedded(void *ctx, const char *name) {
   for (const sf_symbol *s = sf_embedded_symbols; s->name; s++)
     if (strcmp(s->name, name) == 0) return s->addr;
   return NULL;
+}
+
+/* The mutator's runner (libFuzzer, in-process): a full run, observers
+ * included, of a corpus entry it meets for the first time. */
+static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *fb) {
+  (void)ctx;
+  if (sf_mutator_interpret(G.mut, &G.probe_seq, data, size)) sf_seq_clear(&G.probe_seq);
+  sf_feedback_run(G.exec, &G.probe_seq, sf_feedback_input_hash(data, size), fb);
 }
 
 static void init_once(void) {
@@ -65,6 +73,8 @@ static void init_once(void) {
   }
   G.channel = sf_channel_attach();
   sf_seq_init(&G.seq, G.api);
+  sf_seq_init(&G.probe_seq, G.api);
+  sf_mutator_set_runner(G.mut, probe_run, NULL);
   G.last_stats = time(NULL);
   if (getenv("SEQFUZZ_HELP")) {
     fprintf(stderr, "seqfuzz options (environment):\n");
@@ -78,12 +88,12 @@ static void print_stats(void) {
   double cand = s.candidates ? (double)s.candidates : 1;
   fprintf(stderr,
           "seqfuzz: execs %llu (illegal %.1f%%, foreign %.1f%%) | mutations %llu: pruned illegal "
-          "%.1f%%, equivalent %.1f%% | pool %llu, states %llu | mean length %.1f\n",
+          "%.1f%%, equivalent %.1f%% | pool %llu, states %llu, probes %llu | mean length %.1f\n",
           (unsigned long long)G.execs, 100.0 * (double)G.illegal / (double)(G.execs ? G.execs : 1),
           100.0 * (double)G.foreign / (double)(G.execs ? G.execs : 1),
           (unsigned long long)s.mutations, 100.0 * (double)s.pruned_illegal / cand,
           100.0 * (double)s.pruned_equiv / cand, (unsigned long long)s.pool_size,
-          (unsigned long long)s.states_seen,
+          (unsigned long long)s.states_seen, (unsigned long long)s.probes,
           s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0);
 }
 
@@ -107,14 +117,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     G.last_stats = time(NULL);
     print_stats();
   }
-  if (sf_seq_decode(&G.seq, G.api, data, size) != SF_DECODE_OK) {
-    /* Not a seqfuzz input: run the sequence the mutator reads it as. */
-    G.foreign++;
-    if (sf_mutator_interpret(G.mut, &G.seq, data, size)) return REJECT;
+  uint64_t hash = sf_feedback_input_hash(data, size);
+  const sf_seq *seq = sf_mutator_last_output(G.mut, hash); /* usually: no need to decode */
+  if (!seq) {
+    seq = &G.seq;
+    if (sf_seq_decode(&G.seq, G.api, data, size) != SF_DECODE_OK) {
+      /* Not a seqfuzz input: run the sequence the mutator reads it as. */
+      G.foreign++;
+      if (sf_mutator_interpret(G.mut, &G.seq, data, size)) return REJECT;
+    }
   }
-  sf_feedback *fb = G.channel ? sf_channel_record(G.channel) : &G.local;
-  sf_run_status st = sf_feedback_run(G.exec, &G.seq, sf_feedback_input_hash(data, size), fb);
-  if (!G.channel) sf_mutator_note_run(G.mut, fb);
+  sf_run_status st;
+  if (G.channel) {
+    /* AFL++: the mutator cannot run inputs, so every run records everything. */
+    st = sf_feedback_run(G.exec, seq, hash, sf_channel_record(G.channel));
+  } else {
+    /* libFuzzer: a plain run; the mutator asks for observers when it needs them. */
+    sf_run_result r;
+    st = sf_exec_run(G.exec, seq, NULL, &r);
+    G.local.version = SF_FB_VERSION;
+    G.local.input_hash = hash;
+    G.local.status = st;
+    G.local.ncalls = seq->ncalls;
+    G.local.stop_call = st == SF_RUN_OK ? seq->ncalls : r.stop_call;
+    G.local.nvalues = 0;
+    G.local.magic = SF_FB_MAGIC;
+    sf_mutator_note_run(G.mut, &G.local);
+  }
   if (st == SF_RUN_OK) return 0;
   G.illegal++;
   return G.opt.legality ? REJECT : 0;

@@ -1,6 +1,7 @@
 /* Structure-aware mutation (contract in mutate.h). */
 #include "mutate.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,12 @@ struct sf_mutator {
   uint64_t *maps[2]; /* value maps, kept to avoid allocating per mutation */
   uint32_t mapcap[2];
   sf_buf bytes; /* scratch for building string and buffer arguments */
+  sf_mutator_runner runner;
+  void *runner_ctx;
+  sf_feedback noted;   /* record of the engine's last run */
+  sf_feedback scratch; /* record filled by the runner */
+  uint64_t last_out;   /* hash of the last output (m->next) */
+  bool last_out_valid;
 };
 
 /* Flag of value vid of the sequence being built. */
@@ -114,7 +121,41 @@ void sf_mutator_free(sf_mutator *m) {
   free(m);
 }
 
-void sf_mutator_note_run(sf_mutator *m, const sf_feedback *fb) { sf_pool_note_run(m->pool, fb); }
+void sf_mutator_set_runner(sf_mutator *m, sf_mutator_runner run, void *ctx) {
+  m->runner = run;
+  m->runner_ctx = ctx;
+}
+
+void sf_mutator_note_run(sf_mutator *m, const sf_feedback *fb) {
+  /* Only what legality needs: the states, if any, are not used for inputs
+   * that are not in the pool. */
+  memcpy(&m->noted, fb, offsetof(sf_feedback, state)); /* not the 2 KiB of states */
+  m->noted.nvalues = 0;
+}
+
+const sf_seq *sf_mutator_last_output(const sf_mutator *m, uint64_t hash) {
+  return m->last_out_valid && m->last_out == hash ? &m->next : NULL;
+}
+
+/* What is known of an input: its pool entry, adding it with a run by the
+ * runner if it is new and not the engine's last run. *legal receives the
+ * calls known to be legal. */
+static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n,
+                                       uint32_t *legal) {
+  uint64_t h = sf_feedback_input_hash(d, n);
+  const sf_pool_entry *e = sf_pool_find(m->pool, h);
+  if (!e && sf_feedback_valid(&m->noted, h)) {
+    *legal = m->noted.stop_call; /* an intermediate input: legality only */
+    return NULL;
+  }
+  if (!e && m->runner) {
+    m->runner(m->runner_ctx, d, n, &m->scratch);
+    m->stats.probes++;
+    e = sf_pool_add(m->pool, d, n, &m->scratch);
+  }
+  *legal = e ? e->legal_calls : SF_LEGAL_UNKNOWN;
+  return e;
+}
 
 void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size,
                           const sf_feedback *fb) {
@@ -596,14 +637,16 @@ static int splice(sf_mutator *m, const uint8_t *oreus, uint32_t noreus) {
 /* Decode an input into m->cur, applying what its run told: cut before an
  * illegal call (legality) and take its reusable flags (equivalence). */
 static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
+  m->last_out_valid = false; /* m->next is about to change */
+  uint32_t legal;
+  const sf_pool_entry *e = know_input(m, d, n, &legal);
   if (sf_mutator_interpret(m, &m->cur, d, n)) sf_seq_clear(&m->cur);
   m->ncur_reus = 0;
-  const sf_pool_entry *e = sf_pool_lookup(m->pool, d, n);
-  if (!e) return;
-  if (!m->opt.no_legality && e->legal_calls < m->cur.ncalls) {
-    sf_seq_truncate(&m->cur, e->legal_calls);
+  if (!m->opt.no_legality && legal < m->cur.ncalls) {
+    sf_seq_truncate(&m->cur, legal);
     m->stats.pruned_illegal++;
   }
+  if (!e) return;
   if (!m->opt.no_equivalence && e->nvals) {
     uint8_t *r = realloc(m->cur_reus, e->nvals);
     if (!r) return;
@@ -616,9 +659,12 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
 /* Repair, bound the length, encode into out. */
 static size_t finish(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size) {
   if (max_size < SF_HEADER_SIZE) return 0;
-  int dropped = sf_seq_repair(s);
-  if (dropped < 0) sf_seq_clear(s);
-  if (dropped > 0) m->stats.pruned_illegal++;
+  /* Most candidates are valid as built; repairing copies the whole sequence. */
+  if (sf_seq_validate(s, NULL, 0) != 0) {
+    int dropped = sf_seq_repair(s);
+    if (dropped < 0) sf_seq_clear(s);
+    if (dropped > 0) m->stats.pruned_illegal++;
+  }
   sf_seq_truncate(s, m->opt.max_calls);
   for (;;) {
     sf_buf_reset(&m->enc);
@@ -642,10 +688,12 @@ static bool accept_candidate(sf_mutator *m, const uint8_t *out, size_t n, bool l
   return last_try;
 }
 
-static void count_output(sf_mutator *m, size_t n) {
+static void count_output(sf_mutator *m, const uint8_t *out, size_t n) {
   if (!n) return;
   m->stats.mutations++;
   m->stats.calls_emitted += m->next.ncalls;
+  m->last_out = sf_feedback_input_hash(out, n);
+  m->last_out_valid = true;
 }
 
 #define CANDIDATE_TRIES 4
@@ -685,17 +733,18 @@ size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_
     n = finish(m, &m->next, out, max_size);
     if (accept_candidate(m, out, n, t == CANDIDATE_TRIES - 1)) break;
   }
-  count_output(m, n);
+  count_output(m, out, n);
   return n;
 }
 
 size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const uint8_t *d2,
                             size_t s2, uint8_t *out, size_t max_size, uint64_t seed) {
   sf_rng_seed(&m->rng, seed);
+  m->last_out_valid = false;
+  uint32_t legal2;
+  const sf_pool_entry *e2 = know_input(m, d2, s2, &legal2);
   if (sf_seq_decode(&m->other, m->api, d2, s2) != SF_DECODE_OK) sf_seq_clear(&m->other);
-  const sf_pool_entry *e2 = sf_pool_lookup(m->pool, d2, s2);
-  if (e2 && !m->opt.no_legality && e2->legal_calls < m->other.ncalls)
-    sf_seq_truncate(&m->other, e2->legal_calls);
+  if (!m->opt.no_legality && legal2 < m->other.ncalls) sf_seq_truncate(&m->other, legal2);
   /* load_input after other: it may add to the pool, which e2 points into. */
   const uint8_t *oreus = NULL;
   uint32_t noreus = 0;
@@ -713,7 +762,7 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
     if (accept_candidate(m, out, n, t == CANDIDATE_TRIES - 1)) break;
   }
   free(copy);
-  count_output(m, n);
+  count_output(m, out, n);
   return n;
 }
 

@@ -54,6 +54,7 @@ typedef struct sf_mutator_stats {
   uint64_t pruned_illegal; /* candidates cut or repaired because a call was illegal */
   uint64_t pruned_equiv;   /* candidates dropped as already emitted */
   uint64_t calls_emitted;  /* total length of the outputs, in calls */
+  uint64_t probes;         /* inputs run by the runner to learn their states */
   uint64_t pool_size, states_seen;
 } sf_mutator_stats;
 
@@ -61,8 +62,22 @@ typedef struct sf_mutator_stats {
 sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt);
 void sf_mutator_free(sf_mutator *m);
 
-/* The record of a run that just happened (libFuzzer, in-process). */
+/* In-process engines (libFuzzer): a function that executes an input and
+ * fills its run record, observers included. The mutator calls it once for
+ * each input it meets that is neither in the pool nor its own last output:
+ * that is how corpus entries enter the pool, at one extra run each. */
+typedef void (*sf_mutator_runner)(void *ctx, const uint8_t *data, size_t size, sf_feedback *fb);
+void sf_mutator_set_runner(sf_mutator *m, sf_mutator_runner run, void *ctx);
+
+/* The record of the run that just happened (may omit value states): used
+ * when that input comes back to be mutated (libFuzzer stacks mutations on
+ * its last output). */
 void sf_mutator_note_run(sf_mutator *m, const sf_feedback *fb);
+
+/* The sequence of the mutator's last output, if hash is that output's
+ * sf_feedback_input_hash (saves the harness decoding it); else NULL. Valid
+ * until the next call into the mutator. */
+const sf_seq *sf_mutator_last_output(const sf_mutator *m, uint64_t hash);
 /* A new corpus entry with the record of its run (fb may be NULL: unknown). */
 void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size,
                           const sf_feedback *fb);

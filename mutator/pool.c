@@ -5,8 +5,6 @@
 
 #include "../base/sf_hash.h"
 
-#define RECENT 256 /* noted runs kept until their input comes back */
-
 struct sf_pool {
   sf_pool_entry *entries;
   size_t n, cap, next; /* next: slot replaced when full */
@@ -14,8 +12,6 @@ struct sf_pool {
   size_t index_mask;
   bool equivalence;
   sf_hashset *states;
-  sf_feedback *recent; /* ring of noted runs */
-  size_t nrecent;
 };
 
 sf_pool *sf_pool_new(size_t capacity, bool equivalence) {
@@ -33,8 +29,7 @@ sf_pool *sf_pool_new(size_t capacity, bool equivalence) {
     return NULL;
   }
   p->states = sf_hashset_new(1 << 18);
-  p->recent = calloc(RECENT, sizeof *p->recent);
-  if (!p->entries || !p->states || !p->recent) {
+  if (!p->entries || !p->states) {
     sf_pool_free(p);
     return NULL;
   }
@@ -53,15 +48,10 @@ void sf_pool_free(sf_pool *p) {
   free(p->entries);
   free(p->index);
   sf_hashset_free(p->states);
-  free(p->recent);
   free(p);
 }
 
-void sf_pool_note_run(sf_pool *p, const sf_feedback *fb) {
-  memcpy(&p->recent[p->nrecent++ % RECENT], fb, sizeof *fb);
-}
-
-static sf_pool_entry *find(sf_pool *p, uint64_t h) {
+static sf_pool_entry *find(const sf_pool *p, uint64_t h) {
   for (size_t i = h & p->index_mask; p->index[i]; i = (i + 1) & p->index_mask)
     if (p->entries[p->index[i] - 1].hash == h) return &p->entries[p->index[i] - 1];
   return NULL;
@@ -145,16 +135,7 @@ const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
   return e;
 }
 
-const sf_pool_entry *sf_pool_lookup(sf_pool *p, const uint8_t *data, size_t size) {
-  uint64_t h = sf_feedback_input_hash(data, size);
-  sf_pool_entry *e = find(p, h);
-  if (e) return e;
-  size_t n = p->nrecent < RECENT ? p->nrecent : RECENT;
-  for (size_t i = 0; i < n; i++)
-    if (p->recent[i].input_hash == h && sf_feedback_valid(&p->recent[i], h))
-      return sf_pool_add(p, data, size, &p->recent[i]);
-  return NULL;
-}
+const sf_pool_entry *sf_pool_find(const sf_pool *p, uint64_t hash) { return find(p, hash); }
 
 const sf_pool_entry *sf_pool_pick(const sf_pool *p, uint64_t r) {
   return p->n ? &p->entries[r % p->n] : NULL;

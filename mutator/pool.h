@@ -32,19 +32,14 @@ typedef struct sf_pool sf_pool;
 sf_pool *sf_pool_new(size_t capacity, bool equivalence);
 void sf_pool_free(sf_pool *p);
 
-/* Remember the record of a run that just happened (libFuzzer, in-process);
- * it is joined to its input when that input comes back to be mutated. */
-void sf_pool_note_run(sf_pool *p, const sf_feedback *fb);
-
 /* Add input bytes with the record of their run (fb NULL or for another input:
  * nothing known). Returns the entry (existing one if already present), NULL
  * on OOM. */
 const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
                                  const sf_feedback *fb);
 
-/* The entry of these bytes: present, or added now from a noted run; NULL
- * when nothing is known about them. */
-const sf_pool_entry *sf_pool_lookup(sf_pool *p, const uint8_t *data, size_t size);
+/* The entry of the input with this hash (sf_feedback_input_hash), or NULL. */
+const sf_pool_entry *sf_pool_find(const sf_pool *p, uint64_t hash);
 
 /* A pseudo-random entry (r chooses), NULL when empty. */
 const sf_pool_entry *sf_pool_pick(const sf_pool *p, uint64_t r);

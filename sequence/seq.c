@@ -442,8 +442,9 @@ static int verr(char *err, size_t errlen, uint32_t ci, const sf_func *f, const c
 
 int sf_seq_validate(const sf_seq *s, char *err, size_t errlen) {
   const sf_api *api = s->api;
-  sf_life life;
-  sf_life_init(&life, api);
+  sf_seq_work *w = sf_seq_work_get(s);
+  if (!w) return verr(err, errlen, 0, NULL, "out of memory", NULL);
+  sf_life *lp = &w->life;
   int rc = 0;
   uint32_t nvals = 0, nargs = 0;
   for (uint32_t ci = 0; ci < s->ncalls && rc == 0; ci++) {
@@ -472,7 +473,7 @@ int sf_seq_validate(const sf_seq *s, char *err, size_t errlen) {
       } else if (p->kind == SF_HANDLE) {
         if (a[i].bits == SF_NULL_REF) {
           if (!(p->flags & SF_P_NULLABLE)) bad = "NULL handle";
-        } else if (!sf_life_usable(&life, a[i].bits, p->type_index)) {
+        } else if (!sf_life_usable(lp, a[i].bits, p->type_index)) {
           bad = "handle is not alive or has the wrong type";
         }
       } else if (has_bytes(p)) {
@@ -505,12 +506,11 @@ int sf_seq_validate(const sf_seq *s, char *err, size_t errlen) {
     if (rc == 0) {
       for (uint32_t k = 0; k < f->nproduced; k++)
         if (s->vals[c->val0 + k].call != ci) rc = verr(err, errlen, ci, f, "value table", NULL);
-      if (rc == 0 && sf_life_apply(&life, c->func, a)) rc = verr(err, errlen, ci, f, "OOM", NULL);
+      if (rc == 0 && sf_life_apply(lp, c->func, a)) rc = verr(err, errlen, ci, f, "OOM", NULL);
     }
   }
   if (rc == 0 && (nargs != s->nargs || nvals != s->nvals))
     rc = verr(err, errlen, s->ncalls ? s->ncalls - 1 : 0, NULL, "trailing arguments", NULL);
-  sf_life_free(&life);
   return rc;
 }
 

@@ -121,3 +121,19 @@ int tok_close(tok *t) {
   objlib.toks_live--;
   return t->fail_close ? -1 : 0;
 }
+
+#define SYM(f) {#f, (void *)&f}
+static const struct {
+  const char *name;
+  void *addr;
+} symbols[] = {SYM(obj_new),   SYM(obj_maybe),    SYM(obj_free),     SYM(obj_adopt),
+               SYM(obj_child), SYM(obj_fail),     SYM(obj_sum),      SYM(obj_keep),
+               SYM(obj_kept_len), SYM(obj_name),  SYM(obj_str_free), SYM(tok_open),
+               SYM(tok_close)};
+
+void *objlib_resolve(void *ctx, const char *name) {
+  (void)ctx;
+  for (size_t i = 0; i < sizeof symbols / sizeof *symbols; i++)
+    if (strcmp(symbols[i].name, name) == 0) return symbols[i].addr;
+  return NULL;
+}

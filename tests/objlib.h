@@ -29,5 +29,7 @@ typedef struct objlib_stats {
 } objlib_stats;
 extern objlib_stats objlib;
 void objlib_reset(void);
+/* Address of an objlib function by name (an sf_resolve_fn). */
+void *objlib_resolve(void *ctx, const char *name);
 
 #endif

@@ -4,21 +4,6 @@
 #include "objlib.h"
 #include "test_util.h"
 
-#define SYM(f) {#f, (void *)&f}
-static const struct {
-  const char *name;
-  void *addr;
-} symbols[] = {SYM(obj_new),      SYM(obj_maybe),    SYM(obj_free),  SYM(obj_adopt),
-               SYM(obj_child),    SYM(obj_fail),     SYM(obj_sum),   SYM(obj_keep),
-               SYM(obj_kept_len), SYM(obj_name),     SYM(obj_str_free), SYM(tok_open),
-               SYM(tok_close)};
-
-static void *resolve(void *ctx, const char *name) {
-  (void)ctx;
-  for (size_t i = 0; i < sizeof symbols / sizeof *symbols; i++)
-    if (strcmp(symbols[i].name, name) == 0) return symbols[i].addr;
-  return NULL;
-}
 
 typedef struct fixture {
   sf_api *api;
@@ -30,7 +15,7 @@ static int setup(void **state) {
   fixture *f = calloc(1, sizeof *f);
   f->api = load_api_file(OBJLIB_API);
   char err[256];
-  f->x = sf_exec_new(f->api, resolve, NULL, err, sizeof err);
+  f->x = sf_exec_new(f->api, objlib_resolve, NULL, err, sizeof err);
   assert_non_null(f->x);
   sf_seq_init(&f->s, f->api);
   objlib_reset();
@@ -176,7 +161,7 @@ static void test_missing_symbol(void **state) {
   fixture *f = *state;
   sf_api *api = parse_api_text("api m; func void not_there(int x);");
   char err[256];
-  assert_null(sf_exec_new(api, resolve, NULL, err, sizeof err));
+  assert_null(sf_exec_new(api, objlib_resolve, NULL, err, sizeof err));
   assert_string_equal(err, "not_there: symbol not found");
   sf_api_free(api);
   (void)f;

@@ -1,0 +1,122 @@
+/* Run records: observers give abstract states, records are validated before
+ * use, and the shared-memory channel carries them between processes. */
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness/exec.h"
+#include "harness/feedback.h"
+#include "objlib.h"
+#include "test_util.h"
+
+
+/* States: equal observations give equal states, different ones differ, a
+ * dead value and a type without observers give 0. */
+static void test_states(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(OBJLIB_API);
+  char err[256];
+  sf_exec *x = sf_exec_new(api, objlib_resolve, NULL, err, sizeof err);
+  assert_non_null(x);
+  sf_seq s;
+  sf_seq_init(&s, api);
+  objlib_reset();
+  parse_seq_ok(&s, api,
+               "h1 = obj_new(1); obj_keep(h1, \"abc\");\n"
+               "h2 = obj_new(2); obj_keep(h2, \"xyz\");\n"
+               "h3 = obj_new(3); obj_keep(h3, \"abcd\");\n"
+               "h4 = obj_new(4); obj_free(h4);\n"
+               "h5 = tok_open(false);\n");
+  sf_feedback fb;
+  assert_int_equal(sf_feedback_run(x, &s, 42, &fb), SF_RUN_OK);
+  assert_true(sf_feedback_valid(&fb, 42));
+  assert_int_equal(fb.nvalues, 5);
+  assert_int_equal(fb.stop_call, s.ncalls);
+  assert_int_not_equal(fb.state[0], 0);
+  assert_int_equal(fb.state[0], fb.state[1]); /* both kept strings of length 3 */
+  assert_int_not_equal(fb.state[0], fb.state[2]);
+  assert_int_equal(fb.state[3], 0); /* destroyed */
+  assert_int_equal(fb.state[4], 0); /* tok has no observer */
+  assert_int_equal(objlib.live, 0);
+  /* A run that stops records where. */
+  parse_seq_ok(&s, api, "h1 = obj_new(1); obj_fail(h1, -1); obj_new(2);");
+  assert_int_equal(sf_feedback_run(x, &s, 7, &fb), SF_RUN_ERROR_RESULT);
+  assert_int_equal(fb.stop_call, 1);
+  sf_seq_free(&s);
+  sf_exec_free(x);
+  sf_api_free(api);
+}
+
+static void test_validation(void **state) {
+  (void)state;
+  sf_feedback fb;
+  memset(&fb, 0, sizeof fb);
+  fb.version = SF_FB_VERSION;
+  fb.input_hash = 99;
+  fb.ncalls = 4;
+  fb.stop_call = 2;
+  fb.nvalues = 3;
+  assert_false(sf_feedback_valid(&fb, 99)); /* no magic: torn or never written */
+  fb.magic = SF_FB_MAGIC;
+  assert_true(sf_feedback_valid(&fb, 99));
+  assert_false(sf_feedback_valid(&fb, 98)); /* another input's record */
+  assert_false(sf_feedback_valid(NULL, 99));
+  fb.version = SF_FB_VERSION + 1;
+  assert_false(sf_feedback_valid(&fb, 99));
+  fb.version = SF_FB_VERSION;
+  fb.nvalues = SF_FB_MAX_VALUES + 1;
+  assert_false(sf_feedback_valid(&fb, 99));
+  fb.nvalues = 3;
+  fb.stop_call = 5; /* past the end */
+  assert_false(sf_feedback_valid(&fb, 99));
+  fb.stop_call = 2;
+  fb.ncalls = SF_SEQ_MAX_CALLS + 1;
+  assert_false(sf_feedback_valid(&fb, 99));
+}
+
+/* The channel: a child process (like the target under afl-fuzz) attaches by
+ * the name in SEQFUZZ_SHM and writes a record the creator reads. */
+static void test_channel(void **state) {
+  (void)state;
+  unsetenv(SF_SHM_ENV);
+  assert_null(sf_channel_attach());
+  sf_channel *c = sf_channel_create();
+  assert_non_null(c);
+  const char *name = getenv(SF_SHM_ENV);
+  assert_non_null(name);
+  pid_t pid = fork();
+  if (pid == 0) {
+    sf_channel *t = sf_channel_attach();
+    if (!t) _exit(2);
+    sf_feedback *fb = sf_channel_record(t);
+    fb->version = SF_FB_VERSION;
+    fb->input_hash = 1234;
+    fb->ncalls = 3;
+    fb->stop_call = 3;
+    fb->nvalues = 1;
+    fb->state[0] = 77;
+    fb->magic = SF_FB_MAGIC;
+    sf_channel_close(t);
+    _exit(0);
+  }
+  int status;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const sf_feedback *fb = sf_channel_record(c);
+  assert_true(sf_feedback_valid(fb, 1234));
+  assert_int_equal(fb->state[0], 77);
+  char path[128];
+  snprintf(path, sizeof path, "/dev/shm%s", name);
+  assert_int_equal(access(path, F_OK), 0);
+  sf_channel_close(c);
+  assert_int_not_equal(access(path, F_OK), 0); /* the creator removed it */
+  unsetenv(SF_SHM_ENV);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_states),
+      cmocka_unit_test(test_validation),
+      cmocka_unit_test(test_channel),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
