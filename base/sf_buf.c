@@ -9,7 +9,8 @@ int sf_buf_reserve(sf_buf *b, size_t extra) {
   if (extra <= b->cap - b->len) return 0;
   if (extra > SIZE_MAX / 2 - b->len) return -1;
   size_t cap = b->cap ? b->cap : 64;
-  while (cap - b->len < extra) cap *= 2;
+  while (cap - b->len < extra)
+    cap *= 2;
   uint8_t *p = realloc(b->data, cap);
   if (!p) return -1;
   b->data = p;
@@ -21,8 +22,8 @@ int sf_buf_append(sf_buf *b, const void *p, size_t n) {
   if (n == 0) return 0;
   /* p may point into b itself (appending a copy of part of it). */
   const uint8_t *src = p;
-  size_t self = b->data && src >= b->data && src < b->data + b->len ? (size_t)(src - b->data)
-                                                                     : SIZE_MAX;
+  size_t self =
+      b->data && src >= b->data && src < b->data + b->len ? (size_t)(src - b->data) : SIZE_MAX;
   if (sf_buf_reserve(b, n)) return -1;
   if (self != SIZE_MAX) src = b->data + self;
   memmove(b->data + b->len, src, n);
@@ -30,7 +31,9 @@ int sf_buf_append(sf_buf *b, const void *p, size_t n) {
   return 0;
 }
 
-int sf_buf_putc(sf_buf *b, uint8_t c) { return sf_buf_append(b, &c, 1); }
+int sf_buf_putc(sf_buf *b, uint8_t c) {
+  return sf_buf_append(b, &c, 1);
+}
 
 int sf_buf_printf(sf_buf *b, const char *fmt, ...) {
   va_list ap;
@@ -62,7 +65,9 @@ char *sf_buf_cstr(sf_buf *b) {
   return (char *)b->data;
 }
 
-void sf_buf_reset(sf_buf *b) { b->len = 0; }
+void sf_buf_reset(sf_buf *b) {
+  b->len = 0;
+}
 
 void sf_buf_free(sf_buf *b) {
   free(b->data);

@@ -20,7 +20,8 @@ struct sf_hashset {
 sf_hashset *sf_hashset_new(size_t capacity) {
   if (capacity < 16) capacity = 16;
   size_t n = 32;
-  while (n < capacity * 2) n *= 2;
+  while (n < capacity * 2)
+    n *= 2;
   sf_hashset *s = calloc(1, sizeof *s);
   if (!s) return NULL;
   s->slots = calloc(n, sizeof *s->slots);
@@ -61,7 +62,9 @@ bool sf_hashset_insert(sf_hashset *s, uint64_t h) {
   return true;
 }
 
-size_t sf_hashset_size(const sf_hashset *s) { return s->count; }
+size_t sf_hashset_size(const sf_hashset *s) {
+  return s->count;
+}
 
 void sf_hashset_clear(sf_hashset *s) {
   memset(s->slots, 0, (s->mask + 1) * sizeof *s->slots);

@@ -22,7 +22,8 @@ static uint8_t byte(input *in) {
 /* A short string: a length byte (mod 8), then that many bytes (NULs cut). */
 static void str(input *in, char *out, size_t cap) {
   size_t len = byte(in) % 8, i = 0;
-  for (; i < len && i + 1 < cap && in->n; i++) out[i] = (char)byte(in);
+  for (; i < len && i + 1 < cap && in->n; i++)
+    out[i] = (char)byte(in);
   out[i] = 0;
 }
 
@@ -67,7 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 1: {
       str(&in, key, sizeof key);
       size_t vlen = byte(&in) % sizeof val;
-      for (size_t i = 0; i < vlen; i++) val[i] = byte(&in);
+      for (size_t i = 0; i < vlen; i++)
+        val[i] = byte(&in);
       if (kv_put(db, key, val, vlen) == 0 && it_db == db) it = NULL;
       break;
     }
@@ -100,8 +102,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       }
       break;
     }
-    case 7: kv_count(db); break;
-    case 8: kv_checksum(db); break;
+    case 7:
+      kv_count(db);
+      break;
+    case 8:
+      kv_checksum(db);
+      break;
     case 9:
       it = kv_iter(db);
       it_db = db;

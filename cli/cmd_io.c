@@ -20,8 +20,7 @@ int cmd_check(int argc, char **argv) {
   }
   printf("%s: API '%s' ok: %u functions (%u observers, %u destructors), %u handle types, "
          "%u enums; fingerprint %08x\n",
-         pos[0], api->name, api->nfuncs, nobs, ndtor, api->nhandles, api->nenums,
-         api->fingerprint);
+         pos[0], api->name, api->nfuncs, nobs, ndtor, api->nhandles, api->nenums, api->fingerprint);
   for (uint32_t h = 0; h < api->nhandles; h++)
     if (api->handles[h].destructor < 0)
       printf("note: handle type '%s' has no destructor: seqfuzz never frees it\n",

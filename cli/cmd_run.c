@@ -31,11 +31,15 @@ static void print_outcome(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_
   } else if (f->ret.kind == SF_HANDLE) {
     sf_buf_printf(&line, "  -> %s", o->ret ? "handle" : "NULL");
   } else if (f->ret.kind == SF_STRING) {
-    if (!o->str) sf_buf_printf(&line, "  -> NULL");
-    else sf_buf_printf(&line, "  -> \"%.200s\"", o->str);
+    if (!o->str)
+      sf_buf_printf(&line, "  -> NULL");
+    else
+      sf_buf_printf(&line, "  -> \"%.200s\"", o->str);
   } else if (f->ret.kind != SF_VOID) {
-    if (sf_kind_is_signed(f->ret.kind)) sf_buf_printf(&line, "  -> %lld", (long long)o->ret);
-    else sf_buf_printf(&line, "  -> %llu", (unsigned long long)o->ret);
+    if (sf_kind_is_signed(f->ret.kind))
+      sf_buf_printf(&line, "  -> %lld", (long long)o->ret);
+    else
+      sf_buf_printf(&line, "  -> %llu", (unsigned long long)o->ret);
   }
   for (uint32_t i = 0; i < f->nparams && o->made && !o->failed; i++)
     if ((f->params[i].flags & SF_P_OUT) && f->params[i].kind != SF_HANDLE)

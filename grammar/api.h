@@ -68,7 +68,7 @@ typedef enum sf_cmp {
 #define SF_MAX_EXCLUDED 4
 
 typedef struct sf_param {
-  const char *name; /* NULL for a result */
+  const char *name;  /* NULL for a result */
   const char *ctype; /* C spelling of the type, for reproducers ("const char *") */
   sf_kind kind;
   sf_kind elem;        /* element kind of SF_BUFFER / SF_ARRAY */
@@ -88,17 +88,17 @@ typedef struct sf_param {
 
 /* Function flags. */
 enum {
-  SF_F_DESTRUCTOR = 1 << 0, /* destroys its first handle parameter (the cleanup call) */
-  SF_F_OBSERVER = 1 << 1,   /* pure query of a handle: describes its abstract state */
+  SF_F_DESTRUCTOR = 1 << 0,  /* destroys its first handle parameter (the cleanup call) */
+  SF_F_OBSERVER = 1 << 1,    /* pure query of a handle: describes its abstract state */
   SF_F_INVALIDATOR = 1 << 2, /* derived: named in some function's invalidated_by */
 };
 
 typedef struct sf_func {
   const char *name;
-  sf_param ret;      /* kind SF_VOID when the function returns nothing */
-  sf_param *params;  /* in C order */
+  sf_param ret;     /* kind SF_VOID when the function returns nothing */
+  sf_param *params; /* in C order */
   uint32_t nparams;
-  uint32_t flags;    /* SF_F_* */
+  uint32_t flags; /* SF_F_* */
   /* Error convention: if `ret <err_cmp> err_value` holds, the call failed and
    * produced nothing usable (no handle, no out value). */
   sf_cmp err_cmp;
@@ -131,8 +131,8 @@ typedef struct sf_enum {
 } sf_enum;
 
 typedef struct sf_handle_type {
-  const char *name;  /* grammar name, e.g. kv_t */
-  const char *ctype; /* C spelling of the pointee, e.g. "kv_t" or "struct kv" */
+  const char *name;   /* grammar name, e.g. kv_t */
+  const char *ctype;  /* C spelling of the pointee, e.g. "kv_t" or "struct kv" */
   int32_t destructor; /* function index, or -1 when the library frees it itself */
 } sf_handle_type;
 

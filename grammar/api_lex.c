@@ -14,7 +14,9 @@ void sf_lex_init(sf_lexer *lx, const char *src, size_t len) {
   lx->line = lx->col = 1;
 }
 
-void sf_lex_free(sf_lexer *lx) { sf_buf_free(&lx->text); }
+void sf_lex_free(sf_lexer *lx) {
+  sf_buf_free(&lx->text);
+}
 
 static int peek(const sf_lexer *lx, size_t ahead) {
   return lx->p + ahead < lx->end ? (unsigned char)lx->p[ahead] : -1;
@@ -37,11 +39,13 @@ static void skip_space_and_comments(sf_lexer *lx) {
     if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v') {
       advance(lx);
     } else if (c == '#' || (c == '/' && peek(lx, 1) == '/')) {
-      while (peek(lx, 0) != -1 && peek(lx, 0) != '\n') advance(lx);
+      while (peek(lx, 0) != -1 && peek(lx, 0) != '\n')
+        advance(lx);
     } else if (c == '/' && peek(lx, 1) == '*') {
       advance(lx);
       advance(lx);
-      while (peek(lx, 0) != -1 && !(peek(lx, 0) == '*' && peek(lx, 1) == '/')) advance(lx);
+      while (peek(lx, 0) != -1 && !(peek(lx, 0) == '*' && peek(lx, 1) == '/'))
+        advance(lx);
       advance(lx);
       advance(lx);
     } else {
@@ -78,13 +82,27 @@ static sf_tok lex_string(sf_lexer *lx, sf_tok t) {
       int out;
       size_t used = 2;
       switch (e) {
-      case 'n': out = '\n'; break;
-      case 't': out = '\t'; break;
-      case 'r': out = '\r'; break;
-      case '0': out = 0; break;
-      case '\\': out = '\\'; break;
-      case '"': out = '"'; break;
-      case '\'': out = '\''; break;
+      case 'n':
+        out = '\n';
+        break;
+      case 't':
+        out = '\t';
+        break;
+      case 'r':
+        out = '\r';
+        break;
+      case '0':
+        out = 0;
+        break;
+      case '\\':
+        out = '\\';
+        break;
+      case '"':
+        out = '"';
+        break;
+      case '\'':
+        out = '\'';
+        break;
       case 'x': {
         int h1 = hexval(peek(lx, 2)), h2 = hexval(peek(lx, 3));
         if (h1 < 0 || h2 < 0) return error_tok(t, "\\x needs exactly two hex digits");
@@ -92,9 +110,11 @@ static sf_tok lex_string(sf_lexer *lx, sf_tok t) {
         used = 4;
         break;
       }
-      default: return error_tok(t, "unknown escape sequence");
+      default:
+        return error_tok(t, "unknown escape sequence");
       }
-      for (size_t i = 0; i < used; i++) advance(lx);
+      for (size_t i = 0; i < used; i++)
+        advance(lx);
       if (sf_buf_putc(&lx->text, (uint8_t)out)) return error_tok(t, "out of memory");
       continue;
     }
@@ -151,7 +171,8 @@ static sf_tok lex_number(sf_lexer *lx, sf_tok t) {
     }
   }
   size_t n = (size_t)(e - s);
-  while (lx->p < e) advance(lx); /* consume the literal even when it is malformed */
+  while (lx->p < e)
+    advance(lx); /* consume the literal even when it is malformed */
   t.len = n;
   char tmp[128];
   if (n >= sizeof tmp) return error_tok(t, "number literal too long");
@@ -193,7 +214,8 @@ sf_tok sf_lex_next(sf_lexer *lx) {
   }
   if (c == 'x' && peek(lx, 1) == '"') return lex_hex(lx, t);
   if (isalpha(c) || c == '_') {
-    while (isalnum(peek(lx, 0)) || peek(lx, 0) == '_') advance(lx);
+    while (isalnum(peek(lx, 0)) || peek(lx, 0) == '_')
+      advance(lx);
     t.kind = SF_TOK_IDENT;
     t.len = (size_t)(lx->p - t.start);
     return t;

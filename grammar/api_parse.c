@@ -82,9 +82,13 @@ static bool fail_at(parser *ps, const sf_tok *t, const char *msg) {
   return fail(ps, t->line, t->col, "%s", msg);
 }
 
-static bool oom(parser *ps) { return fail(ps, ps->tok.line, ps->tok.col, "out of memory"); }
+static bool oom(parser *ps) {
+  return fail(ps, ps->tok.line, ps->tok.col, "out of memory");
+}
 
-static void next(parser *ps) { ps->tok = sf_lex_next(&ps->lx); }
+static void next(parser *ps) {
+  ps->tok = sf_lex_next(&ps->lx);
+}
 
 static bool accept(parser *ps, const char *s) {
   if (!sf_tok_is(&ps->tok, s)) return false;
@@ -152,45 +156,54 @@ static const struct {
   sf_kind kind;
   const char *ctype;
 } prim_names[] = {
-    {"bool", SF_BOOL, "bool"},         {"i8", SF_I8, "int8_t"},
-    {"i16", SF_I16, "int16_t"},        {"i32", SF_I32, "int32_t"},
-    {"i64", SF_I64, "int64_t"},        {"u8", SF_U8, "uint8_t"},
-    {"u16", SF_U16, "uint16_t"},       {"u32", SF_U32, "uint32_t"},
-    {"u64", SF_U64, "uint64_t"},       {"f32", SF_F32, "float"},
-    {"f64", SF_F64, "double"},         {"int8_t", SF_I8, "int8_t"},
-    {"int16_t", SF_I16, "int16_t"},    {"int32_t", SF_I32, "int32_t"},
-    {"int64_t", SF_I64, "int64_t"},    {"uint8_t", SF_U8, "uint8_t"},
-    {"uint16_t", SF_U16, "uint16_t"},  {"uint32_t", SF_U32, "uint32_t"},
-    {"uint64_t", SF_U64, "uint64_t"},  {"char", SF_I8, "char"},
-    {"short", SF_I16, "short"},        {"int", SF_I32, "int"},
-    {"unsigned", SF_U32, "unsigned"},  {"long", SF_I64, "long"},
-    {"size_t", SF_U64, "size_t"},      {"float", SF_F32, "float"},
-    {"double", SF_F64, "double"},      {"bytes", SF_U8, "uint8_t"},
+    {"bool", SF_BOOL, "bool"},        {"i8", SF_I8, "int8_t"},
+    {"i16", SF_I16, "int16_t"},       {"i32", SF_I32, "int32_t"},
+    {"i64", SF_I64, "int64_t"},       {"u8", SF_U8, "uint8_t"},
+    {"u16", SF_U16, "uint16_t"},      {"u32", SF_U32, "uint32_t"},
+    {"u64", SF_U64, "uint64_t"},      {"f32", SF_F32, "float"},
+    {"f64", SF_F64, "double"},        {"int8_t", SF_I8, "int8_t"},
+    {"int16_t", SF_I16, "int16_t"},   {"int32_t", SF_I32, "int32_t"},
+    {"int64_t", SF_I64, "int64_t"},   {"uint8_t", SF_U8, "uint8_t"},
+    {"uint16_t", SF_U16, "uint16_t"}, {"uint32_t", SF_U32, "uint32_t"},
+    {"uint64_t", SF_U64, "uint64_t"}, {"char", SF_I8, "char"},
+    {"short", SF_I16, "short"},       {"int", SF_I32, "int"},
+    {"unsigned", SF_U32, "unsigned"}, {"long", SF_I64, "long"},
+    {"size_t", SF_U64, "size_t"},     {"float", SF_F32, "float"},
+    {"double", SF_F64, "double"},     {"bytes", SF_U8, "uint8_t"},
 };
 
 unsigned sf_kind_size(sf_kind k) {
   switch (k) {
   case SF_BOOL:
   case SF_I8:
-  case SF_U8: return 1;
+  case SF_U8:
+    return 1;
   case SF_I16:
-  case SF_U16: return 2;
+  case SF_U16:
+    return 2;
   case SF_I32:
   case SF_U32:
-  case SF_F32: return 4;
+  case SF_F32:
+    return 4;
   case SF_I64:
   case SF_U64:
-  case SF_F64: return 8;
-  default: return 0;
+  case SF_F64:
+    return 8;
+  default:
+    return 0;
   }
 }
 
-bool sf_kind_is_int(sf_kind k) { return k >= SF_I8 && k <= SF_U64; }
-bool sf_kind_is_signed(sf_kind k) { return k >= SF_I8 && k <= SF_I64; }
+bool sf_kind_is_int(sf_kind k) {
+  return k >= SF_I8 && k <= SF_U64;
+}
+bool sf_kind_is_signed(sf_kind k) {
+  return k >= SF_I8 && k <= SF_I64;
+}
 
 const char *sf_kind_name(sf_kind k) {
-  static const char *const names[] = {"void", "bool", "i8",    "i16",   "i32",    "i64",
-                                      "u8",   "u16",  "u32",   "u64",   "f32",    "f64",
+  static const char *const names[] = {"void", "bool",  "i8",     "i16",    "i32",   "i64",
+                                      "u8",   "u16",   "u32",    "u64",    "f32",   "f64",
                                       "enum", "flags", "string", "buffer", "array", "handle"};
   return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
 }
@@ -230,7 +243,8 @@ bool sf_param_accepts(const sf_param *p, uint64_t v) {
 
 static bool name_is(const char *name, const sf_tok *t) {
   /* name may be NULL in a declaration left incomplete by an error */
-  return name && t->kind == SF_TOK_IDENT && strlen(name) == t->len && memcmp(name, t->start, t->len) == 0;
+  return name && t->kind == SF_TOK_IDENT && strlen(name) == t->len &&
+         memcmp(name, t->start, t->len) == 0;
 }
 
 int32_t sf_api_find_func(const sf_api *api, const char *name) {
@@ -423,7 +437,8 @@ static char *make_ctype(const char *base, int stars, bool is_const) {
   if (is_const) sf_buf_printf(&b, "const ");
   sf_buf_printf(&b, "%s", base);
   if (stars) sf_buf_printf(&b, " ");
-  for (int i = 0; i < stars; i++) sf_buf_printf(&b, "*");
+  for (int i = 0; i < stars; i++)
+    sf_buf_printf(&b, "*");
   char *s = sf_buf_cstr(&b);
   if (!s) sf_buf_free(&b);
   return s;
@@ -458,7 +473,8 @@ static bool parse_type(parser *ps, type_spec *ts) {
   }
   ts->is_bytes = sf_tok_is(&ps->tok, "bytes");
   next(ps);
-  while (accept(ps, "*")) ts->stars++;
+  while (accept(ps, "*"))
+    ts->stars++;
   accept(ps, "const");
   return true;
 }
@@ -471,8 +487,8 @@ static bool constrain(parser *ps, sf_param *p, const sf_tok *at, const char *op,
   kind_bounds(k, &lo, &hi);
   if (strcmp(op, "in") == 0) {
     if (!le(k, lo, v) || !le(k, v2, hi) || !le(k, v, v2))
-      return fail(ps, at->line, at->col, "range [%lld, %lld] is empty or outside %s",
-                  (long long)v, (long long)v2, sf_kind_name(k));
+      return fail(ps, at->line, at->col, "range [%lld, %lld] is empty or outside %s", (long long)v,
+                  (long long)v2, sf_kind_name(k));
     if (le(k, p->lo, v)) p->lo = v;
     if (le(k, v2, p->hi)) p->hi = v2;
     if (!le(k, p->lo, p->hi))
@@ -499,7 +515,8 @@ static bool constrain(parser *ps, sf_param *p, const sf_tok *at, const char *op,
     if (le(k, v - 1, p->hi)) p->hi = v - 1;
   }
   bool only_excluded = p->lo == p->hi;
-  for (uint32_t i = 0; i < p->nexcluded && only_excluded; i++) only_excluded = p->excluded[i] != p->lo;
+  for (uint32_t i = 0; i < p->nexcluded && only_excluded; i++)
+    only_excluded = p->excluded[i] != p->lo;
   if (!le(k, p->lo, p->hi) || (p->lo == p->hi && !only_excluded))
     return fail(ps, at->line, at->col, "constraints leave no legal value");
   return true;
@@ -538,11 +555,16 @@ typedef struct param_extra {
 static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
   uint32_t quals = 0;
   for (;;) {
-    if (accept(ps, "out")) quals |= SF_P_OUT;
-    else if (accept(ps, "consume")) quals |= SF_P_CONSUME;
-    else if (accept(ps, "nullable")) quals |= SF_P_NULLABLE;
-    else if (accept(ps, "keep")) quals |= SF_P_KEEP;
-    else break;
+    if (accept(ps, "out"))
+      quals |= SF_P_OUT;
+    else if (accept(ps, "consume"))
+      quals |= SF_P_CONSUME;
+    else if (accept(ps, "nullable"))
+      quals |= SF_P_NULLABLE;
+    else if (accept(ps, "keep"))
+      quals |= SF_P_KEEP;
+    else
+      break;
   }
   type_spec ts;
   if (!parse_type(ps, &ts)) return false;
@@ -590,8 +612,9 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
   } else if (ts.kind == SF_HANDLE) {
     int want = (quals & SF_P_OUT) ? 2 : 1;
     if (ts.stars != want)
-      return fail_at(ps, &ts.at, (quals & SF_P_OUT) ? "an out handle is written 'out T **name'"
-                                                    : "a handle is passed as 'T *name'");
+      return fail_at(ps, &ts.at,
+                     (quals & SF_P_OUT) ? "an out handle is written 'out T **name'"
+                                        : "a handle is passed as 'T *name'");
     p->ctype = make_ctype(base, ts.stars, false);
   } else if (ts.kind == SF_I8 && ts.stars == 1 && strcmp(base, "char") == 0 &&
              !(quals & SF_P_OUT)) {
@@ -602,14 +625,16 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
       return fail_at(ps, &ts.at, "an out number is written 'out T *name'");
     p->ctype = make_ctype(base, 1, false);
   } else {
-    if (ts.stars) return fail_at(ps, &ts.at, "unexpected '*' (pointers are handles, strings, "
-                                             "buffers or out parameters)");
+    if (ts.stars)
+      return fail_at(ps, &ts.at,
+                     "unexpected '*' (pointers are handles, strings, "
+                     "buffers or out parameters)");
     p->ctype = ts.kind == SF_STRING ? strdup("const char *") : make_ctype(base, 0, false);
   }
   if (!p->ctype) return oom(ps);
   if ((quals & SF_P_CONSUME) && (p->kind != SF_HANDLE || (quals & SF_P_OUT)))
     return fail_at(ps, &ts.at, "only handle parameters can be consumed");
-  if ((quals & SF_P_NULLABLE) && !(p->kind == SF_HANDLE || p->kind == SF_STRING) )
+  if ((quals & SF_P_NULLABLE) && !(p->kind == SF_HANDLE || p->kind == SF_STRING))
     return fail_at(ps, &ts.at, "only handles and strings can be nullable");
   if ((quals & SF_P_NULLABLE) && (quals & SF_P_OUT))
     return fail_at(ps, &ts.at, "an out parameter cannot be nullable");
@@ -787,8 +812,8 @@ static bool parse_func(parser *ps) {
           return fail_at(ps, &at, "a destructor takes only the handle it destroys");
       sf_handle_type *h = &api->handles[f->params[hp].type_index];
       if (h->destructor >= 0)
-        return fail(ps, at.line, at.col, "handle type '%s' already has destructor '%s'",
-                    h->name, api->funcs[h->destructor].name);
+        return fail(ps, at.line, at.col, "handle type '%s' already has destructor '%s'", h->name,
+                    api->funcs[h->destructor].name);
       h->destructor = (int32_t)fidx;
     } else if (accept(ps, "observer")) {
       f->flags |= SF_F_OBSERVER;
@@ -835,8 +860,9 @@ static bool parse_statement(parser *ps) {
   if (accept(ps, "flags")) return parse_enum(ps, true);
   if (accept(ps, "dict")) return parse_dict(ps);
   if (accept(ps, "func")) return parse_func(ps);
-  return fail_at(ps, &t, "expected a declaration (api, header, library, handle, enum, flags, "
-                         "dict or func)");
+  return fail_at(ps, &t,
+                 "expected a declaration (api, header, library, handle, enum, flags, "
+                 "dict or func)");
 }
 
 static void resolve_pending(parser *ps) {
@@ -865,18 +891,21 @@ static void fp_param(sf_buf *b, const sf_param *p) {
   sf_buf_put_varint(b, p->lo);
   sf_buf_put_varint(b, p->hi);
   sf_buf_put_varint(b, p->nexcluded);
-  for (uint32_t i = 0; i < p->nexcluded; i++) sf_buf_put_varint(b, p->excluded[i]);
+  for (uint32_t i = 0; i < p->nexcluded; i++)
+    sf_buf_put_varint(b, p->excluded[i]);
 }
 
 static uint32_t fingerprint(const sf_api *api) {
   sf_buf b = {0};
   sf_buf_put_varint(&b, api->nhandles);
-  for (uint32_t i = 0; i < api->nhandles; i++) sf_buf_printf(&b, "%s;", api->handles[i].name);
+  for (uint32_t i = 0; i < api->nhandles; i++)
+    sf_buf_printf(&b, "%s;", api->handles[i].name);
   sf_buf_put_varint(&b, api->nenums);
   for (uint32_t i = 0; i < api->nenums; i++) {
     const sf_enum *e = &api->enums[i];
     sf_buf_printf(&b, "%s;%d;%d;", e->name, e->is_flags, e->base);
-    for (uint32_t j = 0; j < e->nconsts; j++) sf_buf_put_varint(&b, (uint64_t)e->consts[j].value);
+    for (uint32_t j = 0; j < e->nconsts; j++)
+      sf_buf_put_varint(&b, (uint64_t)e->consts[j].value);
   }
   sf_buf_put_varint(&b, api->nfuncs);
   for (uint32_t i = 0; i < api->nfuncs; i++) {
@@ -884,12 +913,14 @@ static uint32_t fingerprint(const sf_api *api) {
     sf_buf_printf(&b, "%s;", f->name);
     fp_param(&b, &f->ret);
     sf_buf_put_varint(&b, f->nparams);
-    for (uint32_t j = 0; j < f->nparams; j++) fp_param(&b, &f->params[j]);
+    for (uint32_t j = 0; j < f->nparams; j++)
+      fp_param(&b, &f->params[j]);
     sf_buf_put_varint(&b, f->flags);
     sf_buf_put_varint(&b, f->err_cmp);
     sf_buf_put_varint(&b, f->err_value);
     sf_buf_put_varint(&b, (uint64_t)(int64_t)f->owner_param);
-    for (uint32_t j = 0; j < f->ninvalidated_by; j++) sf_buf_put_varint(&b, f->invalidated_by[j]);
+    for (uint32_t j = 0; j < f->ninvalidated_by; j++)
+      sf_buf_put_varint(&b, f->invalidated_by[j]);
   }
   uint64_t h = sf_hash_bytes(b.data, b.len, 0x5e9f);
   sf_buf_free(&b);
@@ -907,9 +938,11 @@ void sf_api_free(sf_api *api) {
   if (!api) return;
   free((char *)api->name);
   free((char *)api->path);
-  for (uint32_t i = 0; i < api->nheaders; i++) free((char *)api->headers[i]);
+  for (uint32_t i = 0; i < api->nheaders; i++)
+    free((char *)api->headers[i]);
   free(api->headers);
-  for (uint32_t i = 0; i < api->nlibraries; i++) free((char *)api->libraries[i]);
+  for (uint32_t i = 0; i < api->nlibraries; i++)
+    free((char *)api->libraries[i]);
   free(api->libraries);
   for (uint32_t i = 0; i < api->nhandles; i++) {
     free((char *)api->handles[i].name);
@@ -920,7 +953,8 @@ void sf_api_free(sf_api *api) {
     sf_enum *e = &api->enums[i];
     free((char *)e->name);
     free((char *)e->ctype);
-    for (uint32_t j = 0; j < e->nconsts; j++) free((char *)e->consts[j].name);
+    for (uint32_t j = 0; j < e->nconsts; j++)
+      free((char *)e->consts[j].name);
     free(e->consts);
   }
   free(api->enums);
@@ -928,13 +962,15 @@ void sf_api_free(sf_api *api) {
     sf_func *f = &api->funcs[i];
     free((char *)f->name);
     free_param(&f->ret);
-    for (uint32_t j = 0; j < f->nparams; j++) free_param(&f->params[j]);
+    for (uint32_t j = 0; j < f->nparams; j++)
+      free_param(&f->params[j]);
     free(f->params);
     free(f->invalidated_by);
     free((char *)f->release);
   }
   free(api->funcs);
-  for (uint32_t i = 0; i < api->ndict; i++) free((char *)api->dict[i]);
+  for (uint32_t i = 0; i < api->ndict; i++)
+    free((char *)api->dict[i]);
   free(api->dict);
   free(api);
 }
@@ -964,7 +1000,8 @@ sf_api *sf_api_parse(const char *text, size_t len, const char *path, char *err, 
   if (ps.nerrors == 0 && !ps.api->name) fail(&ps, 1, 1, "missing 'api NAME;' declaration");
   if (ps.nerrors == 0 && ps.api->nfuncs == 0) fail(&ps, 1, 1, "the API declares no function");
   if (ps.nerrors == 0 && !ps.api->path) fail(&ps, 1, 1, "out of memory");
-  for (uint32_t i = 0; i < ps.npending; i++) free(ps.pending[i].name);
+  for (uint32_t i = 0; i < ps.npending; i++)
+    free(ps.pending[i].name);
   free(ps.pending);
   sf_lex_free(&ps.lx);
   if (ps.nerrors) {

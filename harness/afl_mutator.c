@@ -146,8 +146,8 @@ uint8_t afl_custom_queue_new_entry(void *data, const uint8_t *filename_new_queue
 
 const char *afl_custom_describe(void *data, size_t max_description_len) {
   afl_seqfuzz *st = data;
-  snprintf(st->describe, sizeof st->describe < max_description_len ? sizeof st->describe
-                                                                   : max_description_len,
+  snprintf(st->describe,
+           sizeof st->describe < max_description_len ? sizeof st->describe : max_description_len,
            "seqfuzz-%s", sf_mutator_last_op(st->mut));
   return st->describe;
 }

@@ -22,11 +22,11 @@ struct sf_exec {
   uint32_t *nobservers;
   /* Per-run state, kept to reuse the storage. */
   sf_life life;
-  void **ptrs;     /* run-time pointer of each value id */
+  void **ptrs; /* run-time pointer of each value id */
   uint32_t nptrs;
-  void **kept;     /* `keep` blocks freed at the end of the run */
+  void **kept; /* `keep` blocks freed at the end of the run */
   uint32_t nkept, keptcap;
-  void **gone;     /* pointers consumed during the run (alias guard) */
+  void **gone; /* pointers consumed during the run (alias guard) */
   uint32_t ngone, gonecap;
   /* Argument blocks of exact sizes, kept between calls: ASan still sees the
    * exact bounds of each, without a malloc and free per argument. */
@@ -60,11 +60,16 @@ static void block_put(sf_exec *x, void *p, size_t n) {
 
 const char *sf_run_status_name(sf_run_status st) {
   switch (st) {
-  case SF_RUN_OK: return "ok";
-  case SF_RUN_ERROR_RESULT: return "error-result";
-  case SF_RUN_NULL_HANDLE: return "null-handle";
-  case SF_RUN_INVALID: return "invalid";
-  case SF_RUN_OOM: return "out-of-memory";
+  case SF_RUN_OK:
+    return "ok";
+  case SF_RUN_ERROR_RESULT:
+    return "error-result";
+  case SF_RUN_NULL_HANDLE:
+    return "null-handle";
+  case SF_RUN_INVALID:
+    return "invalid";
+  case SF_RUN_OOM:
+    return "out-of-memory";
   }
   return "?";
 }
@@ -74,19 +79,32 @@ static ffi_type *ffi_of(const sf_api *api, const sf_param *p) {
   sf_kind k = p->kind;
   if (k == SF_ENUM || k == SF_FLAGS) k = api->enums[p->type_index].base;
   switch (k) {
-  case SF_VOID: return &ffi_type_void;
-  case SF_BOOL: return &ffi_type_uint8;
-  case SF_I8: return &ffi_type_sint8;
-  case SF_I16: return &ffi_type_sint16;
-  case SF_I32: return &ffi_type_sint32;
-  case SF_I64: return &ffi_type_sint64;
-  case SF_U8: return &ffi_type_uint8;
-  case SF_U16: return &ffi_type_uint16;
-  case SF_U32: return &ffi_type_uint32;
-  case SF_U64: return &ffi_type_uint64;
-  case SF_F32: return &ffi_type_float;
-  case SF_F64: return &ffi_type_double;
-  default: return &ffi_type_pointer;
+  case SF_VOID:
+    return &ffi_type_void;
+  case SF_BOOL:
+    return &ffi_type_uint8;
+  case SF_I8:
+    return &ffi_type_sint8;
+  case SF_I16:
+    return &ffi_type_sint16;
+  case SF_I32:
+    return &ffi_type_sint32;
+  case SF_I64:
+    return &ffi_type_sint64;
+  case SF_U8:
+    return &ffi_type_uint8;
+  case SF_U16:
+    return &ffi_type_uint16;
+  case SF_U32:
+    return &ffi_type_uint32;
+  case SF_U64:
+    return &ffi_type_uint64;
+  case SF_F32:
+    return &ffi_type_float;
+  case SF_F64:
+    return &ffi_type_double;
+  default:
+    return &ffi_type_pointer;
   }
 }
 
@@ -117,7 +135,8 @@ sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *
         return NULL;
       }
     }
-    for (uint32_t j = 0; j < f->nparams; j++) pf->argtypes[j] = ffi_of(api, &f->params[j]);
+    for (uint32_t j = 0; j < f->nparams; j++)
+      pf->argtypes[j] = ffi_of(api, &f->params[j]);
     pf->rtype = ffi_of(api, &f->ret);
     if (ffi_prep_cif(&pf->cif, FFI_DEFAULT_ABI, f->nparams, pf->rtype, pf->argtypes) != FFI_OK) {
       if (err && errlen) snprintf(err, errlen, "%s: libffi cannot prepare the call", f->name);
@@ -156,7 +175,8 @@ sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *
 void sf_exec_free(sf_exec *x) {
   if (!x) return;
   if (x->observers)
-    for (uint32_t h = 0; h < x->api->nhandles; h++) free(x->observers[h]);
+    for (uint32_t h = 0; h < x->api->nhandles; h++)
+      free(x->observers[h]);
   free(x->observers);
   free(x->nobservers);
   free(x->funcs);
@@ -164,7 +184,8 @@ void sf_exec_free(sf_exec *x) {
   free(x->ptrs);
   free(x->kept);
   free(x->gone);
-  for (uint32_t i = 0; i < x->ncache; i++) free(x->cache[i].p);
+  for (uint32_t i = 0; i < x->ncache; i++)
+    free(x->cache[i].p);
   free(x);
 }
 
@@ -210,14 +231,22 @@ static bool error_matches(const sf_api *api, const sf_func *f, uint64_t ret) {
   bool sgn = sf_kind_is_signed(k);
   int64_t a = (int64_t)ret, b = (int64_t)f->err_value;
   switch (f->err_cmp) {
-  case SF_CMP_NONE: return false;
-  case SF_CMP_NULL: return ret == 0;
-  case SF_CMP_EQ: return ret == f->err_value;
-  case SF_CMP_NE: return ret != f->err_value;
-  case SF_CMP_LT: return sgn ? a < b : ret < f->err_value;
-  case SF_CMP_LE: return sgn ? a <= b : ret <= f->err_value;
-  case SF_CMP_GT: return sgn ? a > b : ret > f->err_value;
-  case SF_CMP_GE: return sgn ? a >= b : ret >= f->err_value;
+  case SF_CMP_NONE:
+    return false;
+  case SF_CMP_NULL:
+    return ret == 0;
+  case SF_CMP_EQ:
+    return ret == f->err_value;
+  case SF_CMP_NE:
+    return ret != f->err_value;
+  case SF_CMP_LT:
+    return sgn ? a < b : ret < f->err_value;
+  case SF_CMP_LE:
+    return sgn ? a <= b : ret <= f->err_value;
+  case SF_CMP_GT:
+    return sgn ? a > b : ret > f->err_value;
+  case SF_CMP_GE:
+    return sgn ? a >= b : ret >= f->err_value;
   }
   return false;
 }
@@ -282,7 +311,9 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
       break;
     }
     case SF_ENUM:
-    case SF_FLAGS: slots[i] = enum_value(api, p, a[i].bits); break;
+    case SF_FLAGS:
+      slots[i] = enum_value(api, p, a[i].bits);
+      break;
     default:
       if (!(p->flags & SF_P_LENGTH)) slots[i] = a[i].bits; /* floats: bits in the low bytes */
     }
@@ -299,24 +330,34 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
     ffi_call(&pf->cif, pf->fn, &rv, argp);
     o->made = true;
     switch (f->ret.kind) {
-    case SF_VOID: o->ret = 0; break;
+    case SF_VOID:
+      o->ret = 0;
+      break;
     case SF_F32: {
       uint32_t b;
       memcpy(&b, &rv.f32, 4);
       o->ret = b;
       break;
     }
-    case SF_F64: memcpy(&o->ret, &rv.f64, 8); break;
+    case SF_F64:
+      memcpy(&o->ret, &rv.f64, 8);
+      break;
     case SF_HANDLE:
-    case SF_STRING: o->ret = (uint64_t)(uintptr_t)rv.p; break;
+    case SF_STRING:
+      o->ret = (uint64_t)(uintptr_t)rv.p;
+      break;
     case SF_ENUM:
-    case SF_FLAGS: o->ret = widen(api->enums[f->ret.type_index].base, (uint64_t)rv.a); break;
-    default: o->ret = widen(f->ret.kind, (uint64_t)rv.a);
+    case SF_FLAGS:
+      o->ret = widen(api->enums[f->ret.type_index].base, (uint64_t)rv.a);
+      break;
+    default:
+      o->ret = widen(f->ret.kind, (uint64_t)rv.a);
     }
     o->failed = error_matches(api, f, o->ret);
     o->str = f->ret.kind == SF_STRING ? (const char *)rv.p : NULL;
   }
-  for (uint32_t k = 0; k < ntemps; k++) block_put(x, temps[k].p, temps[k].size);
+  for (uint32_t k = 0; k < ntemps; k++)
+    block_put(x, temps[k].p, temps[k].size);
   return ok;
 }
 
@@ -355,8 +396,10 @@ int sf_exec_observe(sf_exec *x, uint32_t vid, uint64_t *state) {
     void *argp[64];
     for (uint32_t i = 0; i < f->nparams; i++) {
       argp[i] = &slots[i];
-      if (f->params[i].flags & SF_P_OUT) *(uint64_t **)&slots[i] = &outs[i];
-      else *(void **)&slots[i] = x->ptrs[vid];
+      if (f->params[i].flags & SF_P_OUT)
+        *(uint64_t **)&slots[i] = &outs[i];
+      else
+        *(void **)&slots[i] = x->ptrs[vid];
     }
     union {
       ffi_arg a;
@@ -392,7 +435,8 @@ static void cleanup(sf_exec *x) {
     call_destructor(x, v);
     mark_gone(x, v);
   }
-  for (uint32_t i = 0; i < x->nkept; i++) free(x->kept[i]);
+  for (uint32_t i = 0; i < x->nkept; i++)
+    free(x->kept[i]);
   x->nkept = 0;
   x->ngone = 0;
 }

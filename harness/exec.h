@@ -33,15 +33,14 @@ typedef struct sf_exec sf_exec;
 typedef void *(*sf_resolve_fn)(void *ctx, const char *symbol);
 
 /* NULL on failure with a message in err (e.g. "kv_open: symbol not found"). */
-sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *err,
-                     size_t errlen);
+sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *err, size_t errlen);
 void sf_exec_free(sf_exec *x);
 
 typedef enum sf_run_status {
-  SF_RUN_OK = 0,        /* every call ran */
-  SF_RUN_ERROR_RESULT,  /* a call failed by the API's error convention */
-  SF_RUN_NULL_HANDLE,   /* a non-nullable handle argument was NULL: call not made */
-  SF_RUN_INVALID,       /* the sequence is not valid (sf_seq_validate) */
+  SF_RUN_OK = 0,       /* every call ran */
+  SF_RUN_ERROR_RESULT, /* a call failed by the API's error convention */
+  SF_RUN_NULL_HANDLE,  /* a non-nullable handle argument was NULL: call not made */
+  SF_RUN_INVALID,      /* the sequence is not valid (sf_seq_validate) */
   SF_RUN_OOM,
 } sf_run_status;
 
@@ -50,11 +49,11 @@ const char *sf_run_status_name(sf_run_status st);
 /* What one call did, for hooks. */
 typedef struct sf_call_outcome {
   uint32_t call;
-  bool made;          /* false when the call was not made (NULL handle) */
-  bool failed;        /* the error convention matched */
-  uint64_t ret;       /* result bits: integers sign-extended, floats as bits, pointers */
-  const char *str;    /* string result (NULL if none); valid during the hook only */
-  uint64_t outs[64];  /* value written to each out parameter (pointer or number) */
+  bool made;         /* false when the call was not made (NULL handle) */
+  bool failed;       /* the error convention matched */
+  uint64_t ret;      /* result bits: integers sign-extended, floats as bits, pointers */
+  const char *str;   /* string result (NULL if none); valid during the hook only */
+  uint64_t outs[64]; /* value written to each out parameter (pointer or number) */
 } sf_call_outcome;
 
 typedef struct sf_exec_hooks {

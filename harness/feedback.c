@@ -24,7 +24,8 @@ static void record_state(sf_exec *x, sf_feedback *fb, uint32_t vid) {
 static void before_cleanup(void *ctx, sf_exec *x, const sf_seq *s) {
   sf_feedback *fb = ctx;
   uint32_t n = s->nvals < SF_FB_MAX_VALUES ? s->nvals : SF_FB_MAX_VALUES;
-  for (uint32_t v = 0; v < n; v++) record_state(x, fb, v);
+  for (uint32_t v = 0; v < n; v++)
+    record_state(x, fb, v);
   fb->nvalues = n;
 }
 
@@ -100,7 +101,9 @@ sf_channel *sf_channel_attach(void) {
   return map_region(name, false);
 }
 
-sf_feedback *sf_channel_record(sf_channel *c) { return c ? c->rec : NULL; }
+sf_feedback *sf_channel_record(sf_channel *c) {
+  return c ? c->rec : NULL;
+}
 
 void sf_channel_close(sf_channel *c) {
   if (!c) return;

@@ -22,10 +22,10 @@
 
 #include "exec.h"
 
-#define SF_FB_MAGIC 0x42464653u /* "SFFB" */
-#define SF_FB_VERSION 1u
+#define SF_FB_MAGIC      0x42464653u /* "SFFB" */
+#define SF_FB_VERSION    1u
 #define SF_FB_MAX_VALUES 256 /* states of later values are not recorded */
-#define SF_SHM_ENV "SEQFUZZ_SHM"
+#define SF_SHM_ENV       "SEQFUZZ_SHM"
 
 typedef struct sf_feedback {
   uint32_t magic; /* written last: a record torn by a crash is not valid */

@@ -17,8 +17,8 @@ static void read_one(const char *env, long *value) {
 }
 
 void sf_options_from_env(sf_options *o) {
-#define SF_OPTION(name, env, def, help) \
-  o->name = def;                        \
+#define SF_OPTION(name, env, def, help)                                                            \
+  o->name = def;                                                                                   \
   read_one(env, &o->name);
 #include "options.def"
 #undef SF_OPTION

@@ -9,7 +9,7 @@
 #include "../base/sf_rng.h"
 #include "pool.h"
 
-#define DANGLING (UINT64_MAX - 1) /* a value id that repair will treat as gone */
+#define DANGLING           (UINT64_MAX - 1) /* a value id that repair will treat as gone */
 #define MAX_PRODUCER_DEPTH 3
 
 struct sf_mutator {
@@ -18,7 +18,7 @@ struct sf_mutator {
   sf_rng rng;
   uint32_t **producers; /* per handle type: functions producing it */
   uint32_t *nproducers;
-  sf_seq cur, next;     /* scratch sequences */
+  sf_seq cur, next; /* scratch sequences */
   sf_seq other;
   sf_life life;
   sf_buf enc;
@@ -49,7 +49,8 @@ struct sf_mutator {
 static void set_reus(sf_mutator *m, uint32_t vid, uint8_t flag) {
   if (vid >= m->reuscap) {
     uint32_t c = m->reuscap ? m->reuscap : 64;
-    while (c <= vid) c *= 2;
+    while (c <= vid)
+      c *= 2;
     uint8_t *r = realloc(m->reus, c);
     if (!r) return; /* flags are advice: missing ones read as reusable */
     memset(r + m->reuscap, 1, c - m->reuscap);
@@ -102,7 +103,8 @@ oom:
 void sf_mutator_free(sf_mutator *m) {
   if (!m) return;
   if (m->producers)
-    for (uint32_t h = 0; h < m->api->nhandles; h++) free(m->producers[h]);
+    for (uint32_t h = 0; h < m->api->nhandles; h++)
+      free(m->producers[h]);
   free(m->producers);
   free(m->nproducers);
   sf_seq_free(&m->cur);
@@ -140,8 +142,7 @@ const sf_seq *sf_mutator_last_output(const sf_mutator *m, uint64_t hash) {
 /* What is known of an input: its pool entry, adding it with a run by the
  * runner if it is new and not the engine's last run. *legal receives the
  * calls known to be legal. */
-static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n,
-                                       uint32_t *legal) {
+static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n, uint32_t *legal) {
   uint64_t h = sf_feedback_input_hash(d, n);
   const sf_pool_entry *e = sf_pool_find(m->pool, h);
   if (!e && sf_feedback_valid(&m->noted, h)) {
@@ -157,8 +158,7 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
   return e;
 }
 
-void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size,
-                          const sf_feedback *fb) {
+void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const sf_feedback *fb) {
   sf_pool_add(m->pool, data, size, fb);
 }
 
@@ -168,22 +168,32 @@ void sf_mutator_get_stats(const sf_mutator *m, sf_mutator_stats *st) {
   st->states_seen = sf_pool_states_seen(m->pool);
 }
 
-const char *sf_mutator_last_op(const sf_mutator *m) { return m->last_op; }
+const char *sf_mutator_last_op(const sf_mutator *m) {
+  return m->last_op;
+}
 
 /* ---- primitive values --------------------------------------------------- */
 
 static uint64_t interesting_int(sf_mutator *m, const sf_param *p) {
-  static const int64_t table[] = {0,   1,   -1,    2,     3,     4,     7,     8,    15,
-                                  16,  31,  32,    63,    64,    100,   127,   128,  255,
-                                  256, 512, 1000,  1024,  4096,  32767, 32768, 65535, 65536,
-                                  INT32_MAX, INT32_MIN, (int64_t)UINT32_MAX, INT64_MAX, INT64_MIN};
+  static const int64_t table[] = {0,         1,        -1,        2,         3,
+                                  4,         7,        8,         15,        16,
+                                  31,        32,       63,        64,        100,
+                                  127,       128,      255,       256,       512,
+                                  1000,      1024,     4096,      32767,     32768,
+                                  65535,     65536,    INT32_MAX, INT32_MIN, (int64_t)UINT32_MAX,
+                                  INT64_MAX, INT64_MIN};
   sf_rng *r = &m->rng;
   switch (sf_rng_below(r, 6)) {
-  case 0: return p->lo;
-  case 1: return p->hi;
-  case 2: return p->lo + sf_rng_below(r, 3);
-  case 3: return p->hi - sf_rng_below(r, 3);
-  default: return (uint64_t)table[sf_rng_below(r, sizeof table / sizeof *table)];
+  case 0:
+    return p->lo;
+  case 1:
+    return p->hi;
+  case 2:
+    return p->lo + sf_rng_below(r, 3);
+  case 3:
+    return p->hi - sf_rng_below(r, 3);
+  default:
+    return (uint64_t)table[sf_rng_below(r, sizeof table / sizeof *table)];
   }
 }
 
@@ -194,7 +204,9 @@ static uint64_t gen_int(sf_mutator *m, const sf_param *p) {
   switch (sf_rng_below(r, 10)) {
   case 0:
   case 1:
-  case 2: v = interesting_int(m, p); break;
+  case 2:
+    v = interesting_int(m, p);
+    break;
   case 3:
     if (api->nenums) {
       const sf_enum *e = &api->enums[sf_rng_below(r, api->nenums)];
@@ -204,20 +216,26 @@ static uint64_t gen_int(sf_mutator *m, const sf_param *p) {
     /* fall through */
   case 4:
   case 5:
-  case 6: v = sf_rng_below(r, 17); break;
-  default: v = sf_rng_next(r) >> sf_rng_below(r, 64);
+  case 6:
+    v = sf_rng_below(r, 17);
+    break;
+  default:
+    v = sf_rng_next(r) >> sf_rng_below(r, 64);
   }
   return sf_arg_prim_repair(api, p, v);
 }
 
 static uint64_t gen_float(sf_mutator *m, sf_kind k) {
-  static const double table[] = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 10.0, 1e-300, 1e300, 1e30,
-                                 3.4028234663852886e38, 1.0 / 0.0, -1.0 / 0.0};
+  static const double table[] = {
+      0.0,       -0.0,      1.0, -1.0, 0.5, 2.0, 10.0, 1e-300, 1e300, 1e30, 3.4028234663852886e38,
+      1.0 / 0.0, -1.0 / 0.0};
   sf_rng *r = &m->rng;
   double d;
   if (sf_rng_chance(r, 1, 10)) return k == SF_F32 ? 0x7fc00000ULL : 0x7ff8000000000000ULL;
-  if (sf_rng_chance(r, 2, 3)) d = table[sf_rng_below(r, sizeof table / sizeof *table)];
-  else d = (double)(int64_t)sf_rng_next(r) / (double)(1ULL << sf_rng_below(r, 63));
+  if (sf_rng_chance(r, 2, 3))
+    d = table[sf_rng_below(r, sizeof table / sizeof *table)];
+  else
+    d = (double)(int64_t)sf_rng_next(r) / (double)(1ULL << sf_rng_below(r, 63));
   if (k == SF_F32) {
     float f = (float)d;
     uint32_t b;
@@ -232,18 +250,24 @@ static uint64_t gen_float(sf_mutator *m, sf_kind k) {
 static uint64_t gen_prim(sf_mutator *m, const sf_param *p) {
   sf_rng *r = &m->rng;
   switch (p->kind) {
-  case SF_BOOL: return sf_rng_below(r, 2);
+  case SF_BOOL:
+    return sf_rng_below(r, 2);
   case SF_F32:
-  case SF_F64: return sf_arg_prim_repair(m->api, p, gen_float(m, p->kind));
-  case SF_ENUM: return sf_rng_below(r, m->api->enums[p->type_index].nconsts);
+  case SF_F64:
+    return sf_arg_prim_repair(m->api, p, gen_float(m, p->kind));
+  case SF_ENUM:
+    return sf_rng_below(r, m->api->enums[p->type_index].nconsts);
   case SF_FLAGS: {
     uint32_t n = m->api->enums[p->type_index].nconsts;
     uint64_t mask = 0;
-    if (sf_rng_chance(r, 1, 2)) mask = 1ULL << sf_rng_below(r, n);
-    else if (sf_rng_chance(r, 1, 2)) mask = sf_rng_next(r);
+    if (sf_rng_chance(r, 1, 2))
+      mask = 1ULL << sf_rng_below(r, n);
+    else if (sf_rng_chance(r, 1, 2))
+      mask = sf_rng_next(r);
     return sf_arg_prim_repair(m->api, p, mask);
   }
-  default: return gen_int(m, p);
+  default:
+    return gen_int(m, p);
   }
 }
 
@@ -316,7 +340,8 @@ static int gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param 
         sf_buf_append(tmp, &v, es);
       }
     }
-    while (tmp->len / es < lo) sf_buf_putc(tmp, 0);
+    while (tmp->len / es < lo)
+      sf_buf_putc(tmp, 0);
     tmp->len -= tmp->len % es;
     if (tmp->len / es > hi) tmp->len = (size_t)(hi * es);
   }
@@ -344,7 +369,8 @@ static uint64_t *make_map(sf_mutator *m, int which, uint32_t n) {
     m->mapcap[which] = n + 16;
   }
   uint64_t *map = m->maps[which];
-  for (uint32_t i = 0; i <= n; i++) map[i] = DANGLING;
+  for (uint32_t i = 0; i <= n; i++)
+    map[i] = DANGLING;
   return map;
 }
 
@@ -372,7 +398,8 @@ static int copy_calls(sf_mutator *m, sf_seq *dst, const sf_seq *src, uint32_t fr
         ok = false;
     sf_arg none[64];
     if (!ok) {
-      for (uint32_t i = 0; i < f->nparams; i++) none[i].bits = SF_NULL_REF;
+      for (uint32_t i = 0; i < f->nparams; i++)
+        none[i].bits = SF_NULL_REF;
       a = none;
     }
     if (sf_life_apply(&m->life, dst->calls[dst->ncalls - 1].func, a)) return -1;
@@ -404,7 +431,8 @@ static bool splice_provider(sf_mutator *m, sf_seq *s, uint32_t htype) {
  * the newest half the time. */
 static uint32_t choose_value(sf_mutator *m, uint32_t n) {
   uint32_t nreus = 0;
-  for (uint32_t k = 0; k < n; k++) nreus += is_reusable(m, m->cands[k]);
+  for (uint32_t k = 0; k < n; k++)
+    nreus += is_reusable(m, m->cands[k]);
   if (nreus == 0 || nreus == n) {
     return m->cands[sf_rng_chance(&m->rng, 1, 2) ? 0 : sf_rng_below(&m->rng, n)];
   }
@@ -416,7 +444,8 @@ static uint32_t choose_value(sf_mutator *m, uint32_t n) {
 
 static uint32_t count_reusable(sf_mutator *m, uint32_t n) {
   uint32_t r = 0;
-  for (uint32_t k = 0; k < n; k++) r += is_reusable(m, m->cands[k]);
+  for (uint32_t k = 0; k < n; k++)
+    r += is_reusable(m, m->cands[k]);
   return r;
 }
 
@@ -444,8 +473,8 @@ static bool append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
         if (sf_pool_size(m->pool) && sf_rng_chance(&m->rng, 1, 4))
           made = splice_provider(m, s, p->type_index);
         if (!made && m->nproducers[p->type_index]) {
-          uint32_t pf = m->producers[p->type_index]
-                                    [sf_rng_below(&m->rng, m->nproducers[p->type_index])];
+          uint32_t pf =
+              m->producers[p->type_index][sf_rng_below(&m->rng, m->nproducers[p->type_index])];
           made = append_call(m, s, pf, depth + 1);
         }
         n = candidates(m, p->type_index);
@@ -460,7 +489,8 @@ static bool append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
         args[i].bits = choose_value(m, n);
         sf_arg probe[64];
         memcpy(probe, args, (i + 1) * sizeof *probe);
-        for (uint32_t j = i + 1; j < f->nparams; j++) probe[j].bits = SF_NULL_REF;
+        for (uint32_t j = i + 1; j < f->nparams; j++)
+          probe[j].bits = SF_NULL_REF;
         if (!sf_call_consume_conflict(f, probe)) break;
       }
     } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
@@ -481,7 +511,8 @@ static bool append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
   sf_arg *a = sf_seq_add_call(s, fi);
   if (!a) return false;
   memcpy(a, args, f->nparams * sizeof *a);
-  for (uint32_t k = 0; k < f->nproduced; k++) set_reus(m, s->calls[s->ncalls - 1].val0 + k, 1);
+  for (uint32_t k = 0; k < f->nproduced; k++)
+    set_reus(m, s->calls[s->ncalls - 1].val0 + k, 1);
   return sf_life_apply(&m->life, fi, a) == 0;
 }
 
@@ -507,8 +538,8 @@ static int mut_insert(sf_mutator *m, bool at_end) {
   int rc = copy_calls(m, &m->next, src, 0, pos, map, m->cur_reus, m->ncur_reus);
   if (rc == 0) {
     /* Occasionally a burst of the same operation (containers need it). */
-    uint32_t fi = random_func(m), times = sf_rng_chance(&m->rng, 1, 10)
-                                              ? 2 + (uint32_t)sf_rng_below(&m->rng, 8) : 1;
+    uint32_t fi = random_func(m),
+             times = sf_rng_chance(&m->rng, 1, 10) ? 2 + (uint32_t)sf_rng_below(&m->rng, 8) : 1;
     for (uint32_t k = 0, tries = 0; k < times && tries < times + 4; tries++)
       if (append_call(m, &m->next, k == 0 && tries > 0 ? (fi = random_func(m)) : fi, 0)) k++;
     rc = copy_calls(m, &m->next, src, pos, src->ncalls, map, m->cur_reus, m->ncur_reus);
@@ -571,10 +602,18 @@ static int mut_arg(sf_mutator *m) {
         sf_buf_append(tmp, sf_seq_bytes(s, a), a->len);
         size_t at = (size_t)sf_rng_below(&m->rng, tmp->len);
         switch (sf_rng_below(&m->rng, 4)) {
-        case 0: tmp->data[at] ^= (uint8_t)(1u << sf_rng_below(&m->rng, 8)); break;
-        case 1: tmp->data[at] = (uint8_t)sf_rng_below(&m->rng, 256); break;
-        case 2: tmp->len = at; break; /* shorten */
-        default: sf_buf_append(tmp, tmp->data + at, tmp->len - at); break; /* duplicate a tail */
+        case 0:
+          tmp->data[at] ^= (uint8_t)(1u << sf_rng_below(&m->rng, 8));
+          break;
+        case 1:
+          tmp->data[at] = (uint8_t)sf_rng_below(&m->rng, 256);
+          break;
+        case 2:
+          tmp->len = at;
+          break; /* shorten */
+        default:
+          sf_buf_append(tmp, tmp->data + at, tmp->len - at);
+          break; /* duplicate a tail */
         }
         if (sf_seq_set_bytes(s, &na, tmp->data ? tmp->data : (const uint8_t *)"", tmp->len))
           return -1;
@@ -603,12 +642,14 @@ static int mut_repeat(sf_mutator *m) {
   uint32_t times = 1 + (uint32_t)sf_rng_below(&m->rng, 8);
   uint64_t *map = make_map(m, 0, s->nvals);
   if (!map) return -1;
-  for (uint32_t v = 0; v < s->nvals; v++) map[v] = v;
+  for (uint32_t v = 0; v < s->nvals; v++)
+    map[v] = v;
   int rc = 0;
   for (uint32_t k = 0; k < times && rc == 0; k++) {
     uint32_t v0 = s->nvals;
     if (!sf_seq_append_from(s, s, ci, map)) rc = -1;
-    for (uint32_t v = v0; v < s->nvals; v++) set_reus(m, v, 1);
+    for (uint32_t v = v0; v < s->nvals; v++)
+      set_reus(m, v, 1);
   }
   return rc;
 }
@@ -708,16 +749,28 @@ size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_
     sf_mutation op = m->opt.only;
     if (op == SF_MUT_MIX) {
       uint32_t r = (uint32_t)sf_rng_below(&m->rng, 100);
-      op = r < 35 ? SF_MUT_EXTEND : r < 50 ? SF_MUT_INSERT : r < 60 ? SF_MUT_REMOVE
-         : r < 85 ? SF_MUT_CHANGE : r < 92 ? SF_MUT_REPEAT : SF_MUT_SPLICE;
+      op = r < 35   ? SF_MUT_EXTEND
+           : r < 50 ? SF_MUT_INSERT
+           : r < 60 ? SF_MUT_REMOVE
+           : r < 85 ? SF_MUT_CHANGE
+           : r < 92 ? SF_MUT_REPEAT
+                    : SF_MUT_SPLICE;
       if (m->cur.ncalls == 0) op = SF_MUT_EXTEND;
     }
     if (op == SF_MUT_SPLICE && !sf_pool_size(m->pool)) op = SF_MUT_REPEAT;
     switch (op) {
-    case SF_MUT_INSERT: rc = mut_insert(m, false); break;
-    case SF_MUT_REMOVE: rc = mut_remove(m); break;
-    case SF_MUT_CHANGE: rc = mut_arg(m); break;
-    case SF_MUT_REPEAT: rc = mut_repeat(m); break;
+    case SF_MUT_INSERT:
+      rc = mut_insert(m, false);
+      break;
+    case SF_MUT_REMOVE:
+      rc = mut_remove(m);
+      break;
+    case SF_MUT_CHANGE:
+      rc = mut_arg(m);
+      break;
+    case SF_MUT_REPEAT:
+      rc = mut_repeat(m);
+      break;
     case SF_MUT_SPLICE: {
       const sf_pool_entry *e = sf_pool_pick(m->pool, sf_rng_next(&m->rng));
       if (sf_seq_decode(&m->other, m->api, e->data, e->size) != SF_DECODE_OK)
@@ -727,7 +780,8 @@ size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_
       rc = splice(m, e->reusable, m->opt.no_equivalence ? 0 : e->nvals);
       break;
     }
-    default: rc = mut_insert(m, true);
+    default:
+      rc = mut_insert(m, true);
     }
     if (rc) sf_seq_clear(&m->next);
     n = finish(m, &m->next, out, max_size);

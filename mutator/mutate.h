@@ -79,8 +79,7 @@ void sf_mutator_note_run(sf_mutator *m, const sf_feedback *fb);
  * until the next call into the mutator. */
 const sf_seq *sf_mutator_last_output(const sf_mutator *m, uint64_t hash);
 /* A new corpus entry with the record of its run (fb may be NULL: unknown). */
-void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size,
-                          const sf_feedback *fb);
+void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const sf_feedback *fb);
 void sf_mutator_get_stats(const sf_mutator *m, sf_mutator_stats *st);
 /* Name of the last mutation applied ("extend", "splice", ...). */
 const char *sf_mutator_last_op(const sf_mutator *m);

@@ -21,7 +21,8 @@ sf_pool *sf_pool_new(size_t capacity, bool equivalence) {
   p->equivalence = equivalence;
   p->entries = calloc(p->cap, sizeof *p->entries);
   size_t slots = 16;
-  while (slots < p->cap * 2) slots *= 2;
+  while (slots < p->cap * 2)
+    slots *= 2;
   p->index = calloc(slots, sizeof *p->index);
   p->index_mask = slots - 1;
   if (!p->index) {
@@ -44,7 +45,8 @@ static void clear_entry(sf_pool_entry *e) {
 
 void sf_pool_free(sf_pool *p) {
   if (!p) return;
-  for (size_t i = 0; i < p->n; i++) clear_entry(&p->entries[i]);
+  for (size_t i = 0; i < p->n; i++)
+    clear_entry(&p->entries[i]);
   free(p->entries);
   free(p->index);
   sf_hashset_free(p->states);
@@ -59,14 +61,16 @@ static sf_pool_entry *find(const sf_pool *p, uint64_t h) {
 
 static void index_insert(sf_pool *p, uint64_t h, size_t entry) {
   size_t i = h & p->index_mask;
-  while (p->index[i]) i = (i + 1) & p->index_mask;
+  while (p->index[i])
+    i = (i + 1) & p->index_mask;
   p->index[i] = (uint32_t)entry + 1;
 }
 
 /* Linear-probing deletion by backward shift: no tombstones to accumulate. */
 static void index_remove(sf_pool *p, uint64_t h) {
   size_t i = h & p->index_mask;
-  while (p->index[i] && p->entries[p->index[i] - 1].hash != h) i = (i + 1) & p->index_mask;
+  while (p->index[i] && p->entries[p->index[i] - 1].hash != h)
+    i = (i + 1) & p->index_mask;
   if (!p->index[i]) return;
   for (size_t j = (i + 1) & p->index_mask; p->index[j]; j = (j + 1) & p->index_mask) {
     size_t home = p->entries[p->index[j] - 1].hash & p->index_mask;
@@ -135,11 +139,17 @@ const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
   return e;
 }
 
-const sf_pool_entry *sf_pool_find(const sf_pool *p, uint64_t hash) { return find(p, hash); }
+const sf_pool_entry *sf_pool_find(const sf_pool *p, uint64_t hash) {
+  return find(p, hash);
+}
 
 const sf_pool_entry *sf_pool_pick(const sf_pool *p, uint64_t r) {
   return p->n ? &p->entries[r % p->n] : NULL;
 }
 
-size_t sf_pool_size(const sf_pool *p) { return p->n; }
-size_t sf_pool_states_seen(const sf_pool *p) { return sf_hashset_size(p->states); }
+size_t sf_pool_size(const sf_pool *p) {
+  return p->n;
+}
+size_t sf_pool_states_seen(const sf_pool *p) {
+  return sf_hashset_size(p->states);
+}

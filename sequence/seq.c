@@ -13,7 +13,8 @@
 static int grow(void **arr, uint32_t *cap, uint32_t need, size_t size) {
   if (need <= *cap) return 0;
   uint32_t c = *cap ? *cap : 16;
-  while (c < need) c *= 2;
+  while (c < need)
+    c *= 2;
   void *p = realloc(*arr, (size_t)c * size);
   if (!p) return -1;
   *arr = p;
@@ -108,8 +109,7 @@ sf_arg *sf_seq_add_call(sf_seq *s, uint32_t func) {
   for (uint32_t i = 0; i < f->nparams; i++)
     if (f->params[i].kind == SF_HANDLE && !(f->params[i].flags & SF_P_OUT))
       args[i].bits = SF_NULL_REF;
-  if (f->ret.kind == SF_HANDLE)
-    s->vals[s->nvals++] = (sf_value){s->ncalls, -1, f->ret.type_index};
+  if (f->ret.kind == SF_HANDLE) s->vals[s->nvals++] = (sf_value){s->ncalls, -1, f->ret.type_index};
   for (uint32_t i = 0; i < f->nparams; i++)
     if (f->params[i].kind == SF_HANDLE && (f->params[i].flags & SF_P_OUT))
       s->vals[s->nvals++] = (sf_value){s->ncalls, (int32_t)i, f->params[i].type_index};
@@ -218,7 +218,9 @@ void sf_life_free(sf_life *l) {
   memset(l, 0, sizeof *l);
 }
 
-void sf_life_clear(sf_life *l) { l->n = l->nowned = 0; }
+void sf_life_clear(sf_life *l) {
+  l->n = l->nowned = 0;
+}
 
 bool sf_life_usable(const sf_life *l, uint64_t vid, uint32_t htype) {
   return vid < l->n && l->alive[vid] && l->htype[vid] == htype;
@@ -328,10 +330,14 @@ static bool is_nan_bits(sf_kind k, uint64_t b) {
 
 bool sf_arg_prim_ok(const sf_api *api, const sf_param *p, uint64_t bits) {
   switch (p->kind) {
-  case SF_BOOL: return bits <= 1;
-  case SF_F32: return bits <= 0xffffffffULL && (!is_nan_bits(SF_F32, bits) || bits == F32_NAN);
-  case SF_F64: return !is_nan_bits(SF_F64, bits) || bits == F64_NAN;
-  case SF_ENUM: return bits < api->enums[p->type_index].nconsts;
+  case SF_BOOL:
+    return bits <= 1;
+  case SF_F32:
+    return bits <= 0xffffffffULL && (!is_nan_bits(SF_F32, bits) || bits == F32_NAN);
+  case SF_F64:
+    return !is_nan_bits(SF_F64, bits) || bits == F64_NAN;
+  case SF_ENUM:
+    return bits < api->enums[p->type_index].nconsts;
   case SF_FLAGS: {
     uint32_t n = api->enums[p->type_index].nconsts;
     return n >= 64 || bits < (1ULL << n);
@@ -355,7 +361,8 @@ static uint64_t repair_int(const sf_param *p, uint64_t bits) {
   if (!inside) v = span == UINT64_MAX ? v : p->lo + (v - p->lo) % (span + 1);
   for (uint32_t tries = 0; tries <= p->nexcluded; tries++) {
     bool excluded = false;
-    for (uint32_t i = 0; i < p->nexcluded; i++) excluded |= p->excluded[i] == v;
+    for (uint32_t i = 0; i < p->nexcluded; i++)
+      excluded |= p->excluded[i] == v;
     if (!excluded) return v;
     v = (v == p->hi) ? p->lo : v + 1;
   }
@@ -364,17 +371,21 @@ static uint64_t repair_int(const sf_param *p, uint64_t bits) {
 
 uint64_t sf_arg_prim_repair(const sf_api *api, const sf_param *p, uint64_t bits) {
   switch (p->kind) {
-  case SF_BOOL: return bits & 1;
+  case SF_BOOL:
+    return bits & 1;
   case SF_F32:
     bits &= 0xffffffffULL;
     return is_nan_bits(SF_F32, bits) ? F32_NAN : bits;
-  case SF_F64: return is_nan_bits(SF_F64, bits) ? F64_NAN : bits;
-  case SF_ENUM: return bits % api->enums[p->type_index].nconsts;
+  case SF_F64:
+    return is_nan_bits(SF_F64, bits) ? F64_NAN : bits;
+  case SF_ENUM:
+    return bits % api->enums[p->type_index].nconsts;
   case SF_FLAGS: {
     uint32_t n = api->enums[p->type_index].nconsts;
     return n >= 64 ? bits : bits & ((1ULL << n) - 1);
   }
-  default: return sf_kind_is_int(p->kind) ? repair_int(p, bits) : bits;
+  default:
+    return sf_kind_is_int(p->kind) ? repair_int(p, bits) : bits;
   }
 }
 
@@ -409,10 +420,10 @@ void sf_seq_buffer_bounds(const sf_func *f, const sf_param *p, uint64_t *lo, uin
   const sf_param *lp = &f->params[p->len_param];
   *lo = lp->lo;
   *hi = lp->hi;
-  uint64_t kind_max = sf_kind_size(lp->kind) >= 8 ? UINT64_MAX
-                                                   : (1ULL << (sf_kind_size(lp->kind) * 8 -
-                                                               sf_kind_is_signed(lp->kind))) -
-                                                         1;
+  uint64_t kind_max =
+      sf_kind_size(lp->kind) >= 8
+          ? UINT64_MAX
+          : (1ULL << (sf_kind_size(lp->kind) * 8 - sf_kind_is_signed(lp->kind))) - 1;
   if (*hi > kind_max) *hi = kind_max;
   uint64_t max_elems = (1u << 20) / sf_kind_size(p->elem);
   if (*hi > max_elems) *hi = max_elems;
@@ -533,10 +544,11 @@ int sf_seq_repair(sf_seq *s) {
     for (uint32_t i = 0; i < f->nparams && ok; i++) {
       const sf_param *p = &f->params[i];
       if (p->kind != SF_HANDLE || (p->flags & SF_P_OUT)) continue;
-      uint64_t v = a[i].bits == SF_NULL_REF || a[i].bits >= s->nvals ? SF_NULL_REF
-                                                                     : map[a[i].bits];
-      if (v == SF_NULL_REF) ok = (p->flags & SF_P_NULLABLE) && a[i].bits == SF_NULL_REF;
-      else ok = sf_life_usable(lp, v, p->type_index);
+      uint64_t v = a[i].bits == SF_NULL_REF || a[i].bits >= s->nvals ? SF_NULL_REF : map[a[i].bits];
+      if (v == SF_NULL_REF)
+        ok = (p->flags & SF_P_NULLABLE) && a[i].bits == SF_NULL_REF;
+      else
+        ok = sf_life_usable(lp, v, p->type_index);
     }
     if (ok) { /* the consume rule, on the mapped handles */
       sf_arg mapped[64];
@@ -550,14 +562,16 @@ int sf_seq_repair(sf_seq *s) {
     }
     uint32_t val0 = s->calls[ci].val0;
     if (!ok) {
-      for (uint32_t k = 0; k < f->nproduced; k++) map[val0 + k] = SF_NULL_REF;
+      for (uint32_t k = 0; k < f->nproduced; k++)
+        map[val0 + k] = SF_NULL_REF;
       dropped++;
       continue;
     }
     uint32_t new_val0 = out.nvals;
     sf_arg *na = sf_seq_append_from(&out, s, ci, map);
     if (!na) goto oom;
-    for (uint32_t k = 0; k < f->nproduced; k++) map[val0 + k] = new_val0 + k;
+    for (uint32_t k = 0; k < f->nproduced; k++)
+      map[val0 + k] = new_val0 + k;
     for (uint32_t i = 0; i < f->nparams; i++) {
       const sf_param *p = &f->params[i];
       if (!sf_param_is_input(p)) {

@@ -26,9 +26,9 @@
 #include "../base/sf_buf.h"
 #include "../grammar/api.h"
 
-#define SF_NULL_REF UINT64_MAX
-#define SF_SEQ_MAX_CALLS 1024 /* decoding ignores calls past this many */
-#define SF_MAX_STRING 4096    /* longest string argument, in bytes */
+#define SF_NULL_REF       UINT64_MAX
+#define SF_SEQ_MAX_CALLS  1024 /* decoding ignores calls past this many */
+#define SF_MAX_STRING     4096 /* longest string argument, in bytes */
 #define SF_FORMAT_VERSION 1
 
 typedef struct sf_arg {
@@ -69,7 +69,7 @@ typedef struct sf_seq {
 
 void sf_seq_init(sf_seq *s, const sf_api *api);
 void sf_seq_free(sf_seq *s);
-void sf_seq_clear(sf_seq *s); /* keep the storage */
+void sf_seq_clear(sf_seq *s);                    /* keep the storage */
 int sf_seq_copy(sf_seq *dst, const sf_seq *src); /* dst initialized; -1 on OOM */
 
 /* Append a call of function `func`; returns its args (all zero; handle args
@@ -111,7 +111,7 @@ uint64_t sf_seq_hash(const sf_seq *s);
 typedef struct sf_life {
   const sf_api *api;
   uint8_t *alive;
-  uint32_t *owner;  /* value id of the owner, or UINT32_MAX */
+  uint32_t *owner; /* value id of the owner, or UINT32_MAX */
   uint32_t *htype;
   uint32_t *producer; /* function index */
   uint32_t n, cap;
@@ -188,7 +188,7 @@ int sf_seq_print(const sf_seq *s, sf_buf *out);
 int sf_seq_print_call(const sf_seq *s, uint32_t ci, sf_buf *out);
 /* Parse text into s (initialized, cleared first). On error returns -1 with
  * `path:line:col: message` in err; the sequence is then unspecified. */
-int sf_seq_parse_text(sf_seq *s, const sf_api *api, const char *text, size_t len,
-                      const char *path, char *err, size_t errlen);
+int sf_seq_parse_text(sf_seq *s, const sf_api *api, const char *text, size_t len, const char *path,
+                      char *err, size_t errlen);
 
 #endif

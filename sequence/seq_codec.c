@@ -36,13 +36,15 @@ static bool rd_bytes(reader *r, size_t n, const uint8_t **out) {
 
 static uint64_t load_le(const uint8_t *d, unsigned n) {
   uint64_t v = 0;
-  for (unsigned i = 0; i < n; i++) v |= (uint64_t)d[i] << (8 * i);
+  for (unsigned i = 0; i < n; i++)
+    v |= (uint64_t)d[i] << (8 * i);
   return v;
 }
 
 int sf_seq_encode_header(const sf_api *api, sf_buf *out) {
   uint8_t h[SF_HEADER_SIZE] = {'S', SF_FORMAT_VERSION};
-  for (int i = 0; i < 4; i++) h[2 + i] = (uint8_t)(api->fingerprint >> (8 * i));
+  for (int i = 0; i < 4; i++)
+    h[2 + i] = (uint8_t)(api->fingerprint >> (8 * i));
   return sf_buf_append(out, h, sizeof h);
 }
 
@@ -62,8 +64,8 @@ static int collect(cands *c, const sf_life *l, uint32_t htype) {
 
 typedef enum { ARG_OK, ARG_TRUNCATED, ARG_NO_CANDIDATE, ARG_OOM } arg_status;
 
-static arg_status decode_arg(reader *r, sf_seq *s, const sf_life *life, cands *cs,
-                             const sf_func *f, const sf_param *p, sf_arg *a) {
+static arg_status decode_arg(reader *r, sf_seq *s, const sf_life *life, cands *cs, const sf_func *f,
+                             const sf_param *p, sf_arg *a) {
   const sf_api *api = s->api;
   uint64_t v;
   const uint8_t *d;
@@ -196,7 +198,9 @@ int sf_seq_encode(const sf_seq *s, sf_buf *out) {
         break;
       }
       case SF_ENUM:
-      case SF_FLAGS: rc = sf_buf_put_varint(out, a[i].bits); break;
+      case SF_FLAGS:
+        rc = sf_buf_put_varint(out, a[i].bits);
+        break;
       case SF_STRING:
         if (a[i].bits) { /* NULL */
           rc = sf_buf_put_varint(out, 0);
@@ -214,7 +218,8 @@ int sf_seq_encode(const sf_seq *s, sf_buf *out) {
       default: {
         uint8_t le[8];
         unsigned sz = sf_kind_size(p->kind);
-        for (unsigned k = 0; k < sz; k++) le[k] = (uint8_t)(a[i].bits >> (8 * k));
+        for (unsigned k = 0; k < sz; k++)
+          le[k] = (uint8_t)(a[i].bits >> (8 * k));
         rc = sf_buf_append(out, le, sz);
       }
       }

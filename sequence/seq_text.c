@@ -47,11 +47,16 @@ static int print_quoted(sf_buf *out, const uint8_t *d, size_t n) {
   int rc = sf_buf_putc(out, '"');
   for (size_t i = 0; i < n && rc == 0; i++) {
     uint8_t c = d[i];
-    if (c == '"' || c == '\\') rc = sf_buf_printf(out, "\\%c", c);
-    else if (c == '\n') rc = sf_buf_printf(out, "\\n");
-    else if (c == '\t') rc = sf_buf_printf(out, "\\t");
-    else if (c >= 0x20 && c < 0x7f) rc = sf_buf_putc(out, c);
-    else rc = sf_buf_printf(out, "\\x%02x", c);
+    if (c == '"' || c == '\\')
+      rc = sf_buf_printf(out, "\\%c", c);
+    else if (c == '\n')
+      rc = sf_buf_printf(out, "\\n");
+    else if (c == '\t')
+      rc = sf_buf_printf(out, "\\t");
+    else if (c >= 0x20 && c < 0x7f)
+      rc = sf_buf_putc(out, c);
+    else
+      rc = sf_buf_printf(out, "\\x%02x", c);
   }
   return rc ? rc : sf_buf_putc(out, '"');
 }
@@ -59,10 +64,12 @@ static int print_quoted(sf_buf *out, const uint8_t *d, size_t n) {
 static int print_bytes(sf_buf *out, sf_kind elem, const uint8_t *d, size_t n) {
   if (sf_kind_size(elem) == 1 && elem != SF_BOOL) {
     size_t printable = 0;
-    for (size_t i = 0; i < n; i++) printable += (d[i] >= 0x20 && d[i] < 0x7f) || d[i] == '\n';
+    for (size_t i = 0; i < n; i++)
+      printable += (d[i] >= 0x20 && d[i] < 0x7f) || d[i] == '\n';
     if (n == 0 || printable * 4 >= n * 3) return print_quoted(out, d, n);
     int rc = sf_buf_printf(out, "x\"");
-    for (size_t i = 0; i < n && rc == 0; i++) rc = sf_buf_printf(out, "%02x", d[i]);
+    for (size_t i = 0; i < n && rc == 0; i++)
+      rc = sf_buf_printf(out, "%02x", d[i]);
     return rc ? rc : sf_buf_putc(out, '"');
   }
   unsigned es = sf_kind_size(elem);
@@ -70,7 +77,8 @@ static int print_bytes(sf_buf *out, sf_kind elem, const uint8_t *d, size_t n) {
   for (size_t i = 0; i + es <= n && rc == 0; i += es) {
     uint64_t b = 0;
     memcpy(&b, d + i, es);
-    if (sf_kind_is_signed(elem) && es < 8) b = (uint64_t)((int64_t)(b << (64 - es * 8)) >> (64 - es * 8));
+    if (sf_kind_is_signed(elem) && es < 8)
+      b = (uint64_t)((int64_t)(b << (64 - es * 8)) >> (64 - es * 8));
     if (i) rc = sf_buf_printf(out, ", ");
     if (rc == 0) rc = print_number(out, elem, b);
   }
@@ -83,7 +91,8 @@ static int print_arg(const sf_seq *s, const sf_param *p, const sf_arg *a, sf_buf
   case SF_HANDLE:
     if (a->bits == SF_NULL_REF) return sf_buf_printf(out, "NULL");
     return sf_buf_printf(out, "h%llu", (unsigned long long)a->bits + 1);
-  case SF_ENUM: return sf_buf_printf(out, "%s", api->enums[p->type_index].consts[a->bits].name);
+  case SF_ENUM:
+    return sf_buf_printf(out, "%s", api->enums[p->type_index].consts[a->bits].name);
   case SF_FLAGS: {
     const sf_enum *e = &api->enums[p->type_index];
     if (a->bits == 0) return sf_buf_printf(out, "0");
@@ -100,8 +109,10 @@ static int print_arg(const sf_seq *s, const sf_param *p, const sf_arg *a, sf_buf
     if (a->bits) return sf_buf_printf(out, "NULL");
     return print_quoted(out, sf_seq_bytes(s, a), a->len);
   case SF_BUFFER:
-  case SF_ARRAY: return print_bytes(out, p->elem, sf_seq_bytes(s, a), a->len);
-  default: return print_number(out, p->kind, a->bits);
+  case SF_ARRAY:
+    return print_bytes(out, p->elem, sf_seq_bytes(s, a), a->len);
+  default:
+    return print_number(out, p->kind, a->bits);
   }
 }
 
@@ -119,8 +130,10 @@ int sf_seq_print_call(const sf_seq *s, uint32_t ci, sf_buf *out) {
     if (!first) rc |= sf_buf_printf(out, ", ");
     first = false;
     if (p->flags & SF_P_OUT) {
-      if (p->kind == SF_HANDLE) rc |= sf_buf_printf(out, "&h%u", ++vid);
-      else rc |= sf_buf_printf(out, "&_");
+      if (p->kind == SF_HANDLE)
+        rc |= sf_buf_printf(out, "&h%u", ++vid);
+      else
+        rc |= sf_buf_printf(out, "&_");
     } else {
       rc |= print_arg(s, p, &a[i], out);
     }
@@ -170,11 +183,14 @@ static bool tfail(tparser *tp, const sf_tok *t, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   if (t->kind == SF_TOK_ERROR) snprintf(msg, sizeof msg, "%s", t->err);
-  if (tp->err && tp->errlen) snprintf(tp->err, tp->errlen, "%s:%u:%u: %s", tp->path, t->line, t->col, msg);
+  if (tp->err && tp->errlen)
+    snprintf(tp->err, tp->errlen, "%s:%u:%u: %s", tp->path, t->line, t->col, msg);
   return false;
 }
 
-static void tnext(tparser *tp) { tp->tok = sf_lex_next(&tp->lx); }
+static void tnext(tparser *tp) {
+  tp->tok = sf_lex_next(&tp->lx);
+}
 
 static bool taccept(tparser *tp, const char *s) {
   if (!sf_tok_is(&tp->tok, s)) return false;
@@ -195,8 +211,7 @@ static binding *find_name(tparser *tp, const sf_tok *t) {
 }
 
 static bool bind(tparser *tp, const sf_tok *t, uint32_t vid) {
-  if (find_name(tp, t))
-    return tfail(tp, t, "'%.*s' is already bound", (int)t->len, t->start);
+  if (find_name(tp, t)) return tfail(tp, t, "'%.*s' is already bound", (int)t->len, t->start);
   binding *nb = realloc(tp->names, (tp->nnames + 1) * sizeof *nb);
   if (!nb) return tfail(tp, t, "out of memory");
   tp->names = nb;
@@ -239,8 +254,8 @@ static bool parse_int_lit(tparser *tp, const sf_param *p, sf_kind k, uint64_t *o
   }
   *out = v;
   if (p && !sf_param_accepts(p, v))
-    return tfail(tp, &t, "%.*s violates the precondition of parameter '%s'", (int)t.len,
-                 t.start, p->name);
+    return tfail(tp, &t, "%.*s violates the precondition of parameter '%s'", (int)t.len, t.start,
+                 p->name);
   return true;
 range:
   return tfail(tp, &t, "%.*s is out of range for %s", (int)t.len, t.start, sf_kind_name(k));
@@ -250,11 +265,16 @@ static bool parse_float_lit(tparser *tp, sf_kind k, uint64_t *out) {
   sf_tok t = tp->tok;
   double d;
   bool neg = taccept(tp, "-");
-  if (tp->tok.kind == SF_TOK_FLOAT) d = tp->tok.d;
-  else if (tp->tok.kind == SF_TOK_INT) d = tp->tok.neg ? (double)(int64_t)tp->tok.u : (double)tp->tok.u;
-  else if (sf_tok_is(&tp->tok, "nan")) d = NAN;
-  else if (sf_tok_is(&tp->tok, "inf")) d = INFINITY;
-  else return tfail(tp, &t, "expected a number");
+  if (tp->tok.kind == SF_TOK_FLOAT)
+    d = tp->tok.d;
+  else if (tp->tok.kind == SF_TOK_INT)
+    d = tp->tok.neg ? (double)(int64_t)tp->tok.u : (double)tp->tok.u;
+  else if (sf_tok_is(&tp->tok, "nan"))
+    d = NAN;
+  else if (sf_tok_is(&tp->tok, "inf"))
+    d = INFINITY;
+  else
+    return tfail(tp, &t, "expected a number");
   if (neg && tp->tok.kind != SF_TOK_IDENT) return tfail(tp, &t, "expected a number");
   tnext(tp);
   if (neg) d = -d;
@@ -293,7 +313,8 @@ static bool parse_bytes_lit(tparser *tp, const sf_param *p, sf_arg *a) {
   sf_tok t = tp->tok;
   if (t.kind == SF_TOK_STRING || t.kind == SF_TOK_HEX) {
     if (es != 1 || p->elem == SF_BOOL) return tfail(tp, &t, "expected a list {...} of numbers");
-    if (sf_seq_set_bytes(s, a, tp->lx.text.data, tp->lx.text.len)) return tfail(tp, &t, "out of memory");
+    if (sf_seq_set_bytes(s, a, tp->lx.text.data, tp->lx.text.len))
+      return tfail(tp, &t, "out of memory");
     tnext(tp);
   } else if (taccept(tp, "{")) {
     sf_buf tmp = {0};
@@ -361,7 +382,8 @@ static bool parse_arg(tparser *tp, const sf_func *f, const sf_param *p, sf_arg *
     do {
       sf_tok c = tp->tok;
       uint32_t i = 0;
-      while (i < e->nconsts && !sf_tok_is(&c, e->consts[i].name)) i++;
+      while (i < e->nconsts && !sf_tok_is(&c, e->consts[i].name))
+        i++;
       if (i == e->nconsts) return tfail(tp, &c, "expected a flag of %s", e->name);
       a->bits |= 1ULL << i;
       tnext(tp);
@@ -378,7 +400,8 @@ static bool parse_arg(tparser *tp, const sf_func *f, const sf_param *p, sf_arg *
     if (t.kind != SF_TOK_STRING) return tfail(tp, &t, "expected a string literal");
     if (tp->lx.text.len && memchr(tp->lx.text.data, 0, tp->lx.text.len))
       return tfail(tp, &t, "a string argument cannot contain NUL");
-    if (tp->lx.text.len > SF_MAX_STRING) return tfail(tp, &t, "string longer than %d bytes", SF_MAX_STRING);
+    if (tp->lx.text.len > SF_MAX_STRING)
+      return tfail(tp, &t, "string longer than %d bytes", SF_MAX_STRING);
     if (sf_seq_set_bytes(tp->s, a, tp->lx.text.data, tp->lx.text.len))
       return tfail(tp, &t, "out of memory");
     tnext(tp);
@@ -393,7 +416,8 @@ static bool parse_arg(tparser *tp, const sf_func *f, const sf_param *p, sf_arg *
                    (unsigned long long)n, p->name, (unsigned long long)lo, (unsigned long long)hi);
     return true;
   }
-  default: return parse_number(tp, p, p->kind, &a->bits);
+  default:
+    return parse_number(tp, p, p->kind, &a->bits);
   }
 }
 
@@ -455,8 +479,8 @@ static bool parse_call(tparser *tp) {
   return true;
 }
 
-int sf_seq_parse_text(sf_seq *s, const sf_api *api, const char *text, size_t len,
-                      const char *path, char *err, size_t errlen) {
+int sf_seq_parse_text(sf_seq *s, const sf_api *api, const char *text, size_t len, const char *path,
+                      char *err, size_t errlen) {
   tparser tp;
   memset(&tp, 0, sizeof tp);
   tp.path = path ? path : "<text>";
@@ -469,12 +493,14 @@ int sf_seq_parse_text(sf_seq *s, const sf_api *api, const char *text, size_t len
   sf_life_init(&tp.life, api);
   sf_lex_init(&tp.lx, text, len);
   tnext(&tp);
-  while (tp.tok.kind != SF_TOK_EOF && !tp.failed) parse_call(&tp);
+  while (tp.tok.kind != SF_TOK_EOF && !tp.failed)
+    parse_call(&tp);
   if (!tp.failed) {
     char verr[256];
     if (sf_seq_validate(s, verr, sizeof verr)) tfail(&tp, &tp.tok, "%s", verr);
   }
-  for (uint32_t i = 0; i < tp.nnames; i++) free(tp.names[i].name);
+  for (uint32_t i = 0; i < tp.nnames; i++)
+    free(tp.names[i].name);
   free(tp.names);
   free(tp.died_at);
   sf_life_free(&tp.life);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POOL 256
+#define POOL  256
 #define MAGIC 0x0b1ec7
 
 struct obj {
@@ -47,14 +47,17 @@ obj *obj_new(int id) {
   return o;
 }
 
-obj *obj_maybe(int v) { return v ? obj_new(v) : NULL; }
+obj *obj_maybe(int v) {
+  return v ? obj_new(v) : NULL;
+}
 
 void obj_free(obj *o) {
   if (!o || o->magic != MAGIC) {
     objlib.double_frees++;
     return;
   }
-  for (int i = 0; i < o->nchildren; i++) obj_free(o->children[i]);
+  for (int i = 0; i < o->nchildren; i++)
+    obj_free(o->children[i]);
   o->magic = 0;
   objlib.live--;
   objlib.freed++;
@@ -80,7 +83,8 @@ int obj_fail(obj *o, int code) {
 long obj_sum(obj *o, const unsigned char *data, size_t n) {
   check(o);
   long s = 0;
-  for (size_t i = 0; i < n; i++) s += data[i];
+  for (size_t i = 0; i < n; i++)
+    s += data[i];
   objlib.last_sum = s;
   objlib.last_n = (long)n;
   return s;
@@ -90,7 +94,9 @@ void obj_keep(obj *o, const char *s) {
   if (check(o)) o->kept = s;
 }
 
-long obj_kept_len(obj *o) { return check(o) && o->kept ? (long)strlen(o->kept) : -1; }
+long obj_kept_len(obj *o) {
+  return check(o) && o->kept ? (long)strlen(o->kept) : -1;
+}
 
 char *obj_name(obj *o) {
   char *s = malloc(32);
@@ -122,14 +128,14 @@ int tok_close(tok *t) {
   return t->fail_close ? -1 : 0;
 }
 
-#define SYM(f) {#f, (void *)&f}
+#define SYM(f)                                                                                     \
+  { #f, (void *)&f }
 static const struct {
   const char *name;
   void *addr;
-} symbols[] = {SYM(obj_new),   SYM(obj_maybe),    SYM(obj_free),     SYM(obj_adopt),
-               SYM(obj_child), SYM(obj_fail),     SYM(obj_sum),      SYM(obj_keep),
-               SYM(obj_kept_len), SYM(obj_name),  SYM(obj_str_free), SYM(tok_open),
-               SYM(tok_close)};
+} symbols[] = {SYM(obj_new),      SYM(obj_maybe), SYM(obj_free), SYM(obj_adopt),    SYM(obj_child),
+               SYM(obj_fail),     SYM(obj_sum),   SYM(obj_keep), SYM(obj_kept_len), SYM(obj_name),
+               SYM(obj_str_free), SYM(tok_open),  SYM(tok_close)};
 
 void *objlib_resolve(void *ctx, const char *name) {
   (void)ctx;

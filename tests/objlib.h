@@ -8,19 +8,19 @@
 typedef struct obj obj;
 typedef struct tok tok;
 
-obj *obj_new(int id);                /* NULL when id < 0 (error) */
-obj *obj_maybe(int v);               /* NULL when v == 0 (not an error) */
-void obj_free(obj *o);               /* destructor: frees adopted children too */
+obj *obj_new(int id);                   /* NULL when id < 0 (error) */
+obj *obj_maybe(int v);                  /* NULL when v == 0 (not an error) */
+void obj_free(obj *o);                  /* destructor: frees adopted children too */
 int obj_adopt(obj *parent, obj *child); /* parent owns child; -1 when full (nothing happens) */
-obj *obj_child(obj *parent, int i);  /* owned by parent */
-int obj_fail(obj *o, int code);      /* returns code (error when < 0) */
+obj *obj_child(obj *parent, int i);     /* owned by parent */
+int obj_fail(obj *o, int code);         /* returns code (error when < 0) */
 long obj_sum(obj *o, const unsigned char *data, size_t n);
 void obj_keep(obj *o, const char *s); /* stores s; read by obj_kept_len later */
 long obj_kept_len(obj *o);
-char *obj_name(obj *o);              /* malloc'd; release with obj_str_free */
+char *obj_name(obj *o); /* malloc'd; release with obj_str_free */
 void obj_str_free(char *s);
 tok *tok_open(int fail_close);
-int tok_close(tok *t);               /* returns -1 when opened with fail_close, still frees */
+int tok_close(tok *t); /* returns -1 when opened with fail_close, still frees */
 
 /* Counters the tests read. */
 typedef struct objlib_stats {

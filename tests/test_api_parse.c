@@ -99,18 +99,24 @@ static const struct {
     {"api t;\nfunc void f(wat x);\n", "t.api:2:13: unknown type 'wat'"},
     {"api t;\nhandle h;\nfunc void f(h x);\n", "t.api:3:13: a handle is passed as 'T *name'"},
     {"api t;\nfunc void f(int x in [5, 1]);\n", "t.api:2:19: range [5, 1] is empty or outside i32"},
-    {"api t;\nfunc void f(u8 x in [0, 300]);\n", "t.api:2:18: range [0, 300] is empty or outside u8"},
+    {"api t;\nfunc void f(u8 x in [0, 300]);\n",
+     "t.api:2:18: range [0, 300] is empty or outside u8"},
     {"api t;\nfunc void f(bytes b[m], int n);\n", "t.api:2:21: no parameter named 'm'"},
-    {"api t;\nfunc void f(bytes b);\n", "t.api:2:13: bytes needs a length: bytes name[n] or bytes name[16]"},
+    {"api t;\nfunc void f(bytes b);\n",
+     "t.api:2:13: bytes needs a length: bytes name[n] or bytes name[16]"},
     {"api t;\nfunc int f(int x) error null;\n", "t.api:2:25: 'error null' needs a pointer result"},
-    {"api t;\nhandle h;\nfunc h *f(int x) invalidated_by g;\n", "t.api:3:34: invalidated_by needs owned_by"},
+    {"api t;\nhandle h;\nfunc h *f(int x) invalidated_by g;\n",
+     "t.api:3:34: invalidated_by needs owned_by"},
     {"api t;\nhandle h;\nfunc h *f(h *p) owned_by q;\n", "t.api:3:26: no parameter named 'q'"},
     {"api t;\nhandle h;\nfunc h *f(h *p) owned_by p invalidated_by nope;\n",
      "t.api:3:43: no function named 'nope'"},
-    {"api t;\nfunc void f(int x) destructor;\n", "t.api:2:20: a destructor needs a handle parameter"},
-    {"api t;\nfunc void f(int x);\nbogus;\n", "t.api:3:1: expected a declaration (api, header, library, handle, enum, flags, dict or func)"},
+    {"api t;\nfunc void f(int x) destructor;\n",
+     "t.api:2:20: a destructor needs a handle parameter"},
+    {"api t;\nfunc void f(int x);\nbogus;\n",
+     "t.api:3:1: expected a declaration (api, header, library, handle, enum, flags, dict or func)"},
     {"api t;\nheader \"a.h;\n", "t.api:2:8: unterminated string literal"},
-    {"api t;\nfunc void f(int x != 99999999999999999999);\n", "t.api:2:22: integer literal out of range"},
+    {"api t;\nfunc void f(int x != 99999999999999999999);\n",
+     "t.api:2:22: integer literal out of range"},
     {"func void f(int x);\n", "t.api:1:1: missing 'api NAME;' declaration"},
     {"api t;\n", "t.api:1:1: the API declares no function"},
     {"api t;\nenum e { A = 1 }\nenum g { A = 2 }\nfunc void f(e x);\n",
@@ -118,9 +124,11 @@ static const struct {
     {"api t;\nfunc void f(int x)\n", "t.api:3:1: expected ';'"},
     {"api t;\nfunc void f(consume int x);\n", "t.api:2:21: only handle parameters can be consumed"},
     {"api t;\nfunc void f(int x @);\n", "t.api:2:19: unexpected character"},
-    {"api t;\nfunc void f(int x >= 10 in [0, 5]);\n", "t.api:2:25: constraints leave no legal value"},
+    {"api t;\nfunc void f(int x >= 10 in [0, 5]);\n",
+     "t.api:2:25: constraints leave no legal value"},
     {"api t;\nfunc void f(u32 x == 5 != 5);\n", "t.api:2:24: constraints leave no legal value"},
-    {"api t;\nfunc size_t f(int x) error < 0;\n", "t.api:2:30: this error convention can never hold for u64"},
+    {"api t;\nfunc size_t f(int x) error < 0;\n",
+     "t.api:2:30: this error convention can never hold for u64"},
     {"api t;\nfunc u8 f(int x) error == 300;\n", "t.api:2:27: 300 is outside the result type u8"},
 };
 
@@ -142,7 +150,8 @@ static void test_bad_grammars(void **state) {
 
 static void test_reports_every_error(void **state) {
   (void)state;
-  const char *text = "api t;\nfunc void f(wat x);\nfunc void g(int y in [2, 1]);\nfunc void h(int z);\n";
+  const char *text =
+      "api t;\nfunc void f(wat x);\nfunc void g(int y in [2, 1]);\nfunc void h(int z);\n";
   char err[1024];
   assert_null(sf_api_parse(text, strlen(text), "t.api", err, sizeof err));
   assert_non_null(strstr(err, "t.api:2:13: unknown type 'wat'"));
@@ -152,8 +161,9 @@ static void test_reports_every_error(void **state) {
 static void test_fingerprint(void **state) {
   (void)state;
   const char *a = "api t; handle h; func h *mk(int n in [1, 4]) error null;";
-  const char *b = "# comment\napi t;\n\nhandle h;   // more\nfunc h *mk(int n in [1,4])\n  error null;\n"
-                  "header \"x.h\";\n";
+  const char *b =
+      "# comment\napi t;\n\nhandle h;   // more\nfunc h *mk(int n in [1,4])\n  error null;\n"
+      "header \"x.h\";\n";
   const char *c = "api t; handle h; func h *mk(int n in [1, 5]) error null;";
   sf_api *x = parse_api_text(a), *y = parse_api_text(b), *z = parse_api_text(c);
   assert_int_equal(x->fingerprint, y->fingerprint);
@@ -173,12 +183,14 @@ static void test_prefixes_and_garbage(void **state) {
   size_t n = fread(text, 1, sizeof text, fp);
   fclose(fp);
   char err[256];
-  for (size_t len = 0; len <= n; len++) sf_api_free(sf_api_parse(text, len, "p.api", err, sizeof err));
+  for (size_t len = 0; len <= n; len++)
+    sf_api_free(sf_api_parse(text, len, "p.api", err, sizeof err));
   srand(7);
   for (int i = 0; i < 2000; i++) {
     char junk[512];
     memcpy(junk, text, sizeof junk);
-    for (int k = 0; k < 8; k++) junk[rand() % (int)sizeof junk] = (char)rand();
+    for (int k = 0; k < 8; k++)
+      junk[rand() % (int)sizeof junk] = (char)rand();
     sf_api_free(sf_api_parse(junk, sizeof junk, "j.api", err, sizeof err));
     sf_api_free(sf_api_parse(junk, sizeof junk, "j.api", NULL, 0));
   }
@@ -186,9 +198,9 @@ static void test_prefixes_and_garbage(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_demo_api_model),     cmocka_unit_test(test_types_and_constraints),
-      cmocka_unit_test(test_bad_grammars),       cmocka_unit_test(test_reports_every_error),
-      cmocka_unit_test(test_fingerprint),        cmocka_unit_test(test_prefixes_and_garbage),
+      cmocka_unit_test(test_demo_api_model), cmocka_unit_test(test_types_and_constraints),
+      cmocka_unit_test(test_bad_grammars),   cmocka_unit_test(test_reports_every_error),
+      cmocka_unit_test(test_fingerprint),    cmocka_unit_test(test_prefixes_and_garbage),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,16 +134,23 @@ static void test_total_decoding(void **state) {
     if (iter % 2 == 0) {
       sf_seq_encode_header(api, &in);
       size_t n = sf_rng_below(&rng, 200);
-      for (size_t i = 0; i < n; i++) sf_buf_putc(&in, (uint8_t)sf_rng_next(&rng));
+      for (size_t i = 0; i < n; i++)
+        sf_buf_putc(&in, (uint8_t)sf_rng_next(&rng));
     } else {
       sf_buf_append(&in, base.data, base.len);
       int edits = 1 + (int)sf_rng_below(&rng, 8);
       for (int k = 0; k < edits; k++) {
         size_t at = SF_HEADER_SIZE + sf_rng_below(&rng, in.len - SF_HEADER_SIZE);
         switch (sf_rng_below(&rng, 3)) {
-        case 0: in.data[at] = (uint8_t)sf_rng_next(&rng); break;
-        case 1: in.len = at; break; /* truncate */
-        default: sf_buf_putc(&in, (uint8_t)sf_rng_next(&rng)); break;
+        case 0:
+          in.data[at] = (uint8_t)sf_rng_next(&rng);
+          break;
+        case 1:
+          in.len = at;
+          break; /* truncate */
+        default:
+          sf_buf_putc(&in, (uint8_t)sf_rng_next(&rng));
+          break;
         }
         if (in.len <= SF_HEADER_SIZE) break;
       }
@@ -183,7 +190,8 @@ static void test_all_types(void **state) {
   const char *text =
       "h1 = mk(-128, -2, 2147483647, -9223372036854775808, 255, 65535, 7, 18446744073709551615, "
       "true, -0.5, nan, E1, F1|F2, NULL, \"ab\\x00c\", {-1, 2}, NULL, &h2);\n"
-      "h3 = mk(0, 0, 0, 0, 0, 0, 0, 0, false, inf, 1e+300, E0, 0, \"q\\\"\", x\"00ff10ee\", {7}, h1, &h4);\n"
+      "h3 = mk(0, 0, 0, 0, 0, 0, 0, 0, false, inf, 1e+300, E0, 0, \"q\\\"\", x\"00ff10ee\", {7}, "
+      "h1, &h4);\n"
       "h_free(h2);\n";
   sf_seq s, t;
   sf_seq_init(&s, api);

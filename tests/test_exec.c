@@ -4,7 +4,6 @@
 #include "objlib.h"
 #include "test_util.h"
 
-
 typedef struct fixture {
   sf_api *api;
   sf_exec *x;
@@ -62,8 +61,9 @@ static void test_consumed_handle_is_not_freed_again(void **state) {
 static void test_failed_consume_keeps_ownership(void **state) {
   fixture *f = *state;
   /* The parent has room for two: the third adopt fails and consumes nothing. */
-  sf_run_result r = run_text(f, "h1 = obj_new(1); h2 = obj_new(2); h3 = obj_new(3); h4 = obj_new(4);\n"
-                                "obj_adopt(h1, h2); obj_adopt(h1, h3); obj_adopt(h1, h4); obj_new(5);");
+  sf_run_result r =
+      run_text(f, "h1 = obj_new(1); h2 = obj_new(2); h3 = obj_new(3); h4 = obj_new(4);\n"
+                  "obj_adopt(h1, h2); obj_adopt(h1, h3); obj_adopt(h1, h4); obj_new(5);");
   assert_int_equal(r.status, SF_RUN_ERROR_RESULT);
   assert_int_equal(r.stop_call, 6);
   assert_int_equal(r.calls_made, 7);
@@ -113,7 +113,8 @@ static void last_ret(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outco
  * free otherwise). */
 static void test_kept_string(void **state) {
   fixture *f = *state;
-  parse_seq_ok(&f->s, f->api, "h1 = obj_new(1); obj_keep(h1, \"hello\"); obj_new(2); obj_kept_len(h1);");
+  parse_seq_ok(&f->s, f->api,
+               "h1 = obj_new(1); obj_keep(h1, \"hello\"); obj_new(2); obj_kept_len(h1);");
   int64_t ret = 0;
   sf_exec_hooks hooks = {&ret, last_ret, NULL};
   sf_run_result r;
@@ -150,7 +151,8 @@ static void test_deterministic_and_reusable(void **state) {
   fixture *f = *state;
   for (int i = 0; i < 3; i++) {
     objlib_reset();
-    sf_run_result r = run_text(f, "h1 = obj_new(1); obj_sum(h1, \"abc\"); h2 = obj_new(2); obj_adopt(h1, h2);");
+    sf_run_result r =
+        run_text(f, "h1 = obj_new(1); obj_sum(h1, \"abc\"); h2 = obj_new(2); obj_adopt(h1, h2);");
     assert_int_equal(r.status, SF_RUN_OK);
     assert_int_equal(objlib.last_sum, 'a' + 'b' + 'c');
     assert_int_equal(objlib.live, 0);

@@ -8,7 +8,6 @@
 #include "objlib.h"
 #include "test_util.h"
 
-
 /* States: equal observations give equal states, different ones differ, a
  * dead value and a type without observers give 0. */
 static void test_states(void **state) {

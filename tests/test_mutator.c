@@ -179,11 +179,20 @@ static void test_each_mutation(void **state) {
     switch (ops[k]) {
     case SF_MUT_EXTEND:
     case SF_MUT_INSERT:
-    case SF_MUT_REPEAT: assert_true(longer > 350); break; /* an insertion may consume a later call's handle */
-    case SF_MUT_REMOVE: assert_true(shorter > 400); break;
-    case SF_MUT_CHANGE: assert_true(same_len_differs > 300); break;
-    case SF_MUT_SPLICE: assert_true(has_other > 100); break;
-    default: break;
+    case SF_MUT_REPEAT:
+      assert_true(longer > 350);
+      break; /* an insertion may consume a later call's handle */
+    case SF_MUT_REMOVE:
+      assert_true(shorter > 400);
+      break;
+    case SF_MUT_CHANGE:
+      assert_true(same_len_differs > 300);
+      break;
+    case SF_MUT_SPLICE:
+      assert_true(has_other > 100);
+      break;
+    default:
+      break;
     }
     sf_mutator_free(m);
   }
@@ -203,7 +212,8 @@ static void fake_feedback(sf_feedback *fb, const sf_buf *in, uint32_t ncalls, ui
   fb->stop_call = stop;
   fb->status = stop < ncalls ? 1 : 0;
   fb->nvalues = nvalues;
-  for (uint32_t v = 0; v < nvalues; v++) fb->state[v] = states[v];
+  for (uint32_t v = 0; v < nvalues; v++)
+    fb->state[v] = states[v];
   fb->magic = SF_FB_MAGIC;
 }
 
@@ -213,7 +223,8 @@ static void test_legality_filter(void **state) {
   (void)state;
   sf_buf in = {0};
   encode_text("h1 = kv_open(8, 0);\nkv_put(h1, \"k\", \"v\");\nh2 = kv_open(4, 0);\n"
-              "kv_put(h2, \"zq-illegal\", \"b\");\nkv_count(h1);\n", &in);
+              "kv_put(h2, \"zq-illegal\", \"b\");\nkv_count(h1);\n",
+              &in);
   uint64_t states[2] = {0, 0};
   sf_feedback fb;
   fake_feedback(&fb, &in, 5, 3, 2, states);
@@ -231,8 +242,10 @@ static void test_legality_filter(void **state) {
       /* Call 4 of the input (index 3) is the one that stopped the run. */
       kept_illegal += memmem(s.blob.data, s.blob.len, "zq-illegal", 10) != NULL;
     }
-    if (legality) assert_int_equal(kept_illegal, 0);
-    else assert_true(kept_illegal > 250);
+    if (legality)
+      assert_int_equal(kept_illegal, 0);
+    else
+      assert_true(kept_illegal > 250);
     sf_mutator_stats st;
     sf_mutator_get_stats(m, &st);
     if (legality) assert_true(st.pruned_illegal >= 300);
@@ -261,8 +274,10 @@ static void test_duplicate_filter(void **state) {
     sf_mutator_stats st;
     sf_mutator_get_stats(m, &st);
     /* An output repeats only after every other try repeated too. */
-    if (eq) assert_true(st.pruned_equiv >= (400 - distinct[eq]) * 3);
-    else assert_int_equal(st.pruned_equiv, 0);
+    if (eq)
+      assert_true(st.pruned_equiv >= (400 - distinct[eq]) * 3);
+    else
+      assert_int_equal(st.pruned_equiv, 0);
     sf_hashset_free(seen);
     sf_mutator_free(m);
   }
@@ -328,12 +343,9 @@ static void test_index_pruning(void **state) {
 int main(void) {
   demo = load_api_file(DEMO_API);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_each_mutation),
-      cmocka_unit_test(test_legality_filter),
-      cmocka_unit_test(test_duplicate_filter),
-      cmocka_unit_test(test_index_pruning),
-      cmocka_unit_test(test_mutations_stay_valid),
-      cmocka_unit_test(test_crossover_and_generate),
+      cmocka_unit_test(test_each_mutation),        cmocka_unit_test(test_legality_filter),
+      cmocka_unit_test(test_duplicate_filter),     cmocka_unit_test(test_index_pruning),
+      cmocka_unit_test(test_mutations_stay_valid), cmocka_unit_test(test_crossover_and_generate),
       cmocka_unit_test(test_deterministic),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,7 +82,8 @@ static void test_errors(void **state) {
   big[sizeof big - 1] = 0;
   snprintf(longtext, sizeof longtext, "h1 = kv_open(16, 0); kv_put(h1, \"k\", \"%s\");", big);
   char err[512];
-  assert_int_equal(sf_seq_parse_text(&s, api, longtext, strlen(longtext), "t.seq", err, sizeof err), -1);
+  assert_int_equal(sf_seq_parse_text(&s, api, longtext, strlen(longtext), "t.seq", err, sizeof err),
+                   -1);
   assert_string_equal(err, "t.seq:1:38: 1199 elements; parameter 'val' takes 0 to 1024");
   sf_seq_free(&s);
   sf_api_free(api);

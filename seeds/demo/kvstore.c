@@ -45,7 +45,8 @@ static void blob_unref(blob *b) {
 
 static unsigned hash_key(const char *k) {
   unsigned h = 2166136261u;
-  while (*k) h = (h ^ (unsigned char)*k++) * 16777619u;
+  while (*k)
+    h = (h ^ (unsigned char)*k++) * 16777619u;
   return h;
 }
 
@@ -80,7 +81,8 @@ static void clear_slot(slot *s) {
 }
 
 void kv_close(kv_t *db) {
-  for (unsigned i = 0; i < db->cap; i++) clear_slot(&db->slots[i]);
+  for (unsigned i = 0; i < db->cap; i++)
+    clear_slot(&db->slots[i]);
   free(db->slots);
   free(db);
 }
@@ -181,15 +183,19 @@ int kv_merge(kv_t *dst, kv_t *src) {
     slot *s = &src->slots[i];
     if (s->state != SLOT_LIVE) continue;
     s->val->refs++;
-    if (insert(dst, s->key, s->val) == 0) moved++;
-    else blob_unref(s->val);
+    if (insert(dst, s->key, s->val) == 0)
+      moved++;
+    else
+      blob_unref(s->val);
   }
   dst->cursor.pos = 0;
   kv_close(src);
   return moved;
 }
 
-size_t kv_count(const kv_t *db) { return db->live; }
+size_t kv_count(const kv_t *db) {
+  return db->live;
+}
 
 uint32_t kv_checksum(const kv_t *db) {
   uint32_t sum = 0;
@@ -197,7 +203,8 @@ uint32_t kv_checksum(const kv_t *db) {
     const slot *s = &db->slots[i];
     if (s->state != SLOT_LIVE) continue;
     sum = sum * 31 + hash_key(s->key);
-    for (size_t j = 0; j < s->val->len; j++) sum = sum * 31 + s->val->data[j];
+    for (size_t j = 0; j < s->val->len; j++)
+      sum = sum * 31 + s->val->data[j];
   }
   return sum;
 }

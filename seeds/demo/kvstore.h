@@ -12,7 +12,7 @@ typedef struct kv_iter kv_iter_t;
 
 /* Flags for kv_open. */
 #define KV_CHECKSUM 1u /* keep a running checksum of the values */
-#define KV_NOCOPY 2u   /* reserved */
+#define KV_NOCOPY   2u /* reserved */
 
 /* A new store with room for `capacity` keys (1..4096); NULL if out of memory. */
 kv_t *kv_open(unsigned capacity, unsigned flags);
