@@ -799,6 +799,7 @@ static bool parse_func(parser *ps) {
       } while (accept(ps, ","));
     } else if (accept(ps, "release")) {
       if (f->ret.kind != SF_STRING) return fail_at(ps, &at, "only string results are released");
+      if (f->release) return fail_at(ps, &at, "release given twice");
       if (!expect_ident(ps, "a function name", (char **)&f->release)) return false;
     } else if (accept(ps, "destructor")) {
       f->flags |= SF_F_DESTRUCTOR;
@@ -829,6 +830,9 @@ static bool parse_func(parser *ps) {
   }
   if (f->ninvalidated_by && f->owner_param < 0)
     return fail(ps, ps->tok.line, ps->tok.col, "invalidated_by needs owned_by");
+  if (f->release && f->owner_param >= 0)
+    return fail(ps, ps->tok.line, ps->tok.col,
+                "an owned result is freed by its owner: drop release or owned_by");
   f->nproduced = f->ret.kind == SF_HANDLE;
   for (uint32_t j = 0; j < f->nparams; j++)
     if (f->params[j].kind == SF_HANDLE && (f->params[j].flags & SF_P_OUT)) f->nproduced++;
