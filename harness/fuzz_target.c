@@ -21,6 +21,9 @@
 #include "mutator/mutate.h"
 #include "options.h"
 
+/* libFuzzer's own byte mutator (libAFLDriver's returns 0: no mutation). */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+
 static struct {
   sf_api *api;
   sf_exec *exec;
@@ -75,6 +78,7 @@ static void init_once(void) {
   sf_seq_init(&G.seq, G.api);
   sf_seq_init(&G.probe_seq, G.api);
   sf_mutator_set_runner(G.mut, probe_run, NULL);
+  sf_mutator_set_byte_mutator(G.mut, LLVMFuzzerMutate);
   G.last_stats = time(NULL);
   if (getenv("SEQFUZZ_HELP")) {
     fprintf(stderr, "seqfuzz options (environment):\n");

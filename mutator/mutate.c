@@ -39,6 +39,7 @@ struct sf_mutator {
   sf_buf bytes; /* scratch for building string and buffer arguments */
   sf_mutator_runner runner;
   void *runner_ctx;
+  sf_byte_mutator byte_mutator;
   sf_feedback noted;   /* record of the engine's last run */
   sf_feedback scratch; /* record filled by the runner */
   uint64_t last_out;   /* hash of the last output (m->next) */
@@ -122,6 +123,8 @@ void sf_mutator_free(sf_mutator *m) {
   sf_buf_free(&m->bytes);
   free(m);
 }
+
+void sf_mutator_set_byte_mutator(sf_mutator *m, sf_byte_mutator fn) { m->byte_mutator = fn; }
 
 void sf_mutator_set_runner(sf_mutator *m, sf_mutator_runner run, void *ctx) {
   m->runner = run;
@@ -595,7 +598,19 @@ static int mut_arg(sf_mutator *m) {
       a->bits = pick < n ? m->cands[pick] : SF_NULL_REF;
     } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
       sf_arg na = *a;
-      if (sf_rng_chance(&m->rng, 1, 2) && a->len && !(p->kind == SF_STRING && a->bits)) {
+      bool is_null = p->kind == SF_STRING && a->bits;
+      if (m->byte_mutator && !is_null && sf_rng_chance(&m->rng, 1, 8)) {
+        /* The engine's byte mutations (with compared-against values). */
+        m->last_op = "change-engine";
+        sf_buf *tmp = &m->bytes;
+        sf_buf_reset(tmp);
+        size_t cap = a->len + 64;
+        if (sf_buf_reserve(tmp, cap)) return -1;
+        if (a->len) memcpy(tmp->data, sf_seq_bytes(s, a), a->len);
+        size_t n = m->byte_mutator(tmp->data, a->len, cap);
+        tmp->len = n ? n : a->len;
+        if (sf_seq_set_bytes(s, &na, tmp->data, tmp->len)) return -1;
+      } else if (sf_rng_chance(&m->rng, 1, 2) && a->len && !is_null) {
         /* Small edit of the existing bytes. */
         sf_buf *tmp = &m->bytes;
         sf_buf_reset(tmp);
@@ -621,6 +636,16 @@ static int mut_arg(sf_mutator *m) {
         return -1;
       }
       *a = na; /* repair fixes lengths, NULs and element canonical forms */
+    } else if (m->byte_mutator && sf_kind_size(p->kind) && sf_rng_chance(&m->rng, 1, 8)) {
+      /* The engine's byte mutations on the value's bytes (little endian). */
+      m->last_op = "change-engine";
+      uint8_t le[8];
+      unsigned sz = sf_kind_size(p->kind);
+      for (unsigned k = 0; k < 8; k++) le[k] = (uint8_t)(a->bits >> (8 * k));
+      size_t n = m->byte_mutator(le, sz, sz);
+      uint64_t v = 0;
+      for (unsigned k = 0; k < sz; k++) v |= (uint64_t)le[k] << (8 * k);
+      a->bits = sf_arg_prim_repair(m->api, p, n ? v : a->bits);
     } else if (sf_kind_is_int(p->kind) && sf_rng_chance(&m->rng, 1, 3)) {
       int64_t delta = (int64_t)sf_rng_below(&m->rng, 33) - 16;
       a->bits = sf_arg_prim_repair(m->api, p, a->bits + (uint64_t)delta);

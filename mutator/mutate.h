@@ -69,6 +69,13 @@ void sf_mutator_free(sf_mutator *m);
 typedef void (*sf_mutator_runner)(void *ctx, const uint8_t *data, size_t size, sf_feedback *fb);
 void sf_mutator_set_runner(sf_mutator *m, sf_mutator_runner run, void *ctx);
 
+/* A byte-level mutator to apply to argument bytes now and then: libFuzzer's
+ * LLVMFuzzerMutate, whose mutations include values the target recently
+ * compared against (its table of recent comparisons). Same contract as
+ * LLVMFuzzerMutate: returns the new size, at most max_size; 0 means none. */
+typedef size_t (*sf_byte_mutator)(uint8_t *data, size_t size, size_t max_size);
+void sf_mutator_set_byte_mutator(sf_mutator *m, sf_byte_mutator fn);
+
 /* The record of the run that just happened (may omit value states): used
  * when that input comes back to be mutated (libFuzzer stacks mutations on
  * its last output). */
