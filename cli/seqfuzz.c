@@ -18,13 +18,17 @@ static const struct {
     {"run", cmd_run, "API INPUT [--lib LIB]", "execute an input once, printing each call"},
     {"gen", cmd_gen, "API -o DIR [-n COUNT] [--calls N] [--seed S]",
      "write random valid inputs (a starting corpus)"},
+    {"min", cmd_min, "API INPUT --target FUZZER [-o OUT] [--corpus DIR]",
+     "minimize a crashing input, keeping its crash signature"},
+    {"repro", cmd_repro, "API INPUT [-o FILE.c]", "a standalone C program that replays an input"},
+    {"signature", cmd_signature, "REPORT", "the crash signature of a sanitizer report"},
     {"embed", cmd_embed, "API -o FILE.c", "generate the C file a fuzzer embeds (build step)"},
 };
 
 static void usage(FILE *out) {
   fprintf(out, "usage: seqfuzz COMMAND ARGS...\n\ncommands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-    fprintf(out, "  %-7s %-44s %s\n", commands[i].name, commands[i].usage, commands[i].help);
+    fprintf(out, "  %-9s %-52s %s\n", commands[i].name, commands[i].usage, commands[i].help);
   fprintf(out, "\nAPI is a .api file (docs/grammar.md). INPUT is a binary input (as the fuzzers\n"
                "store them) or a sequence in text form.\n");
 }

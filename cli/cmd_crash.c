@@ -1,0 +1,160 @@
+/* seqfuzz min / repro / signature: from a crashing input to a reproducer. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "simplifier/crash.h"
+#include "simplifier/minimize.h"
+#include "simplifier/repro.h"
+
+static void print_progress(void *ctx, const char *line) {
+  (void)ctx;
+  fprintf(stderr, "seqfuzz min: %s\n", line);
+}
+
+/* Every readable input of a directory, as sequences (the replacement set). */
+static uint32_t load_corpus(const sf_api *api, const char *dir, sf_seq **out) {
+  DIR *d = opendir(dir);
+  *out = NULL;
+  if (!d) return 0;
+  uint32_t n = 0, cap = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && n < 4096) {
+    if (e->d_name[0] == '.') continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    sf_buf b = {0};
+    FILE *fp = fopen(path, "rb");
+    if (!fp) continue;
+    char chunk[4096];
+    size_t k;
+    while ((k = fread(chunk, 1, sizeof chunk, fp)) > 0)
+      sf_buf_append(&b, chunk, k);
+    fclose(fp);
+    if (n == cap) {
+      cap = cap ? cap * 2 : 64;
+      sf_seq *p = realloc(*out, cap * sizeof *p);
+      if (!p) {
+        sf_buf_free(&b);
+        break;
+      }
+      *out = p;
+    }
+    sf_seq_init(&(*out)[n], api);
+    if (sf_seq_decode(&(*out)[n], api, b.data, b.len) == SF_DECODE_OK && (*out)[n].ncalls)
+      n++;
+    else
+      sf_seq_free(&(*out)[n]);
+    sf_buf_free(&b);
+  }
+  closedir(d);
+  return n;
+}
+
+int cmd_min(int argc, char **argv) {
+  const char *pos[3];
+  const char *target = cli_option(argc, argv, "--target", "-t");
+  const char *out_path = cli_option(argc, argv, "--output", "-o");
+  const char *corpus_dir = cli_option(argc, argv, "--corpus", NULL);
+  const char *secs = cli_option(argc, argv, "--max-seconds", NULL);
+  const char *timeout = cli_option(argc, argv, "--timeout", NULL);
+  if (cli_positionals(argc, argv, pos, 3) != 2 || !target)
+    return cli_error("usage: seqfuzz min API INPUT --target FUZZER [-o OUT] [--corpus DIR] "
+                     "[--max-seconds S] [--timeout S]");
+  sf_api *api = cli_load_api(pos[0]);
+  if (!api) return 1;
+  sf_seq in, out;
+  sf_seq_init(&in, api);
+  sf_seq_init(&out, api);
+  sf_seq *corpus = NULL;
+  uint32_t ncorpus = corpus_dir ? load_corpus(api, corpus_dir, &corpus) : 0;
+  int rc = 1;
+  if (cli_load_seq(api, pos[1], &in) == 0) {
+    sf_min_options opt = {.target = target,
+                          .timeout = timeout ? (unsigned)atoi(timeout) : 10,
+                          .max_seconds = secs ? atof(secs) : 60,
+                          .corpus = corpus,
+                          .ncorpus = ncorpus,
+                          .progress = print_progress};
+    sf_min_result res;
+    if (sf_minimize(api, &in, &opt, &out, &res) != 0) {
+      rc = cli_error(res.sig.crashed ? "%s: cannot run the target %s"
+                                     : "%s: the input does not crash %s",
+                     pos[1], target);
+    } else {
+      sf_buf enc_in = {0}, enc_out = {0}, text = {0};
+      sf_seq_encode(&in, &enc_in);
+      sf_seq_encode(&out, &enc_out);
+      char path[4096];
+      if (!out_path) {
+        snprintf(path, sizeof path, "%s.min", pos[1]);
+        out_path = path;
+      }
+      char sig[512];
+      sf_signature_format(&res.sig, sig, sizeof sig);
+      if (cli_write_file(out_path, enc_out.data, enc_out.len) == 0) {
+        sf_seq_print(&out, &text);
+        printf("%.*s", (int)text.len, (const char *)text.data);
+        fprintf(stderr,
+                "seqfuzz min: %s\nseqfuzz min: %u -> %u calls, %zu -> %zu bytes, %u runs, %.1f s; "
+                "written to %s\n",
+                sig, res.calls_before, res.calls_after, enc_in.len, enc_out.len, res.runs,
+                res.seconds, out_path);
+        rc = 0;
+      }
+      sf_buf_free(&enc_in);
+      sf_buf_free(&enc_out);
+      sf_buf_free(&text);
+    }
+  }
+  for (uint32_t i = 0; i < ncorpus; i++)
+    sf_seq_free(&corpus[i]);
+  free(corpus);
+  sf_seq_free(&in);
+  sf_seq_free(&out);
+  sf_api_free(api);
+  return rc;
+}
+
+int cmd_repro(int argc, char **argv) {
+  const char *pos[3];
+  const char *out_path = cli_option(argc, argv, "--output", "-o");
+  if (cli_positionals(argc, argv, pos, 3) != 2)
+    return cli_error("usage: seqfuzz repro API INPUT [-o FILE.c]");
+  sf_api *api = cli_load_api(pos[0]);
+  if (!api) return 1;
+  sf_seq s;
+  sf_seq_init(&s, api);
+  int rc = 1;
+  if (cli_load_seq(api, pos[1], &s) == 0) {
+    sf_buf c = {0};
+    const char *base = strrchr(pos[1], '/');
+    if (sf_repro_write(&s, base ? base + 1 : pos[1], &c) == 0) {
+      if (out_path)
+        rc = cli_write_file(out_path, c.data, c.len) ? 1 : 0;
+      else
+        rc = fwrite(c.data, 1, c.len, stdout) == c.len ? 0 : 1;
+    }
+    sf_buf_free(&c);
+  }
+  sf_seq_free(&s);
+  sf_api_free(api);
+  return rc;
+}
+
+int cmd_signature(int argc, char **argv) {
+  const char *pos[2];
+  if (cli_positionals(argc, argv, pos, 2) != 1)
+    return cli_error("usage: seqfuzz signature REPORT (a sanitizer's output)");
+  sf_buf b = {0};
+  if (cli_read_file(pos[0], &b)) return 1;
+  sf_signature sig;
+  sf_signature_parse((const char *)b.data, b.len, &sig);
+  char line[512];
+  sf_signature_format(&sig, line, sizeof line);
+  printf("%s\n", line);
+  sf_buf_free(&b);
+  return sig.crashed ? 0 : 1;
+}

@@ -1,0 +1,40 @@
+/* crash.h: running one input in isolation and naming how it crashed.
+ *
+ * A crash is reduced to a signature: the bug kind (the sanitizer's name for
+ * it, "SEGV", "leak", "abort", "timeout", ...) and the top frames of the
+ * crashing stack that are inside the target (frames in seqfuzz, libffi, the
+ * fuzzing engine, the sanitizer runtime and libc are skipped). Two crashes
+ * are "the same" when their signatures are equal: comparing by kind and
+ * frames, not by the report's text, keeps addresses and line noise out. */
+#ifndef SF_CRASH_H
+#define SF_CRASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SF_SIG_FRAMES 3
+
+typedef struct sf_signature {
+  bool crashed;
+  char kind[64];                  /* "heap-use-after-free", "SEGV", "leak", ... */
+  char frames[SF_SIG_FRAMES][96]; /* function names, innermost first */
+  unsigned nframes;
+} sf_signature;
+
+/* Parse a sanitizer / libFuzzer report. crashed is false when the text has
+ * no report. */
+void sf_signature_parse(const char *report, size_t len, sf_signature *sig);
+bool sf_signature_equal(const sf_signature *a, const sf_signature *b);
+/* "heap-use-after-free in blob_unref < clear_slot < kv_close" */
+void sf_signature_format(const sf_signature *sig, char *out, size_t outlen);
+
+/* Run `target` (a seqfuzz fuzzer binary, which executes a file given as its
+ * argument) on the input bytes in a child process with a time limit in
+ * seconds; fill sig from what it printed. A crash of the target never
+ * reaches the caller. The full output is kept in *report if report is not
+ * NULL (caller frees). Returns 0, or -1 if the target could not be started. */
+int sf_run_isolated(const char *target, const uint8_t *data, size_t size, unsigned timeout,
+                    sf_signature *sig, char **report);
+
+#endif

@@ -1,0 +1,334 @@
+#include "minimize.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct minimizer {
+  const sf_api *api;
+  const sf_min_options *opt;
+  sf_min_result *res;
+  sf_seq cur, cand;
+  sf_buf enc;
+  struct timespec start;
+  bool out_of_budget;
+} minimizer;
+
+static double elapsed(const minimizer *z) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (double)(now.tv_sec - z->start.tv_sec) + (double)(now.tv_nsec - z->start.tv_nsec) / 1e9;
+}
+
+static void progress(minimizer *z, const char *fmt, ...) {
+  if (!z->opt->progress) return;
+  char line[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  z->opt->progress(z->opt->ctx, line);
+}
+
+/* Does s crash the same way? */
+static bool same_crash(minimizer *z, sf_seq *s) {
+  double max_s = z->opt->max_seconds > 0 ? z->opt->max_seconds : 60;
+  uint32_t max_runs = z->opt->max_runs ? z->opt->max_runs : 5000;
+  if (z->res->runs >= max_runs || elapsed(z) >= max_s) {
+    z->out_of_budget = true;
+    return false;
+  }
+  sf_buf_reset(&z->enc);
+  if (sf_seq_encode(s, &z->enc)) return false;
+  sf_signature sig;
+  z->res->runs++;
+  if (sf_run_isolated(z->opt->target, z->enc.data, z->enc.len, z->opt->timeout, &sig, NULL))
+    return false;
+  return sf_signature_equal(&sig, &z->res->sig);
+}
+
+/* Accept cand as the new current sequence if it crashes the same way. */
+static bool try_cand(minimizer *z) {
+  if (sf_seq_repair(&z->cand) < 0) return false;
+  if (sf_seq_equal(&z->cand, &z->cur) || !same_crash(z, &z->cand)) return false;
+  sf_seq tmp = z->cur;
+  z->cur = z->cand;
+  z->cand = tmp;
+  return true;
+}
+
+/* cand = cur without call `skip`; handles it produced become dangling, so
+ * repair drops the calls that used them. */
+static int without_call(minimizer *z, uint32_t skip) {
+  sf_seq_clear(&z->cand);
+  uint64_t *map = malloc(((size_t)z->cur.nvals + 1) * sizeof *map);
+  if (!map) return -1;
+  for (uint32_t v = 0; v <= z->cur.nvals; v++)
+    map[v] = UINT64_MAX - 1; /* dangling */
+  int rc = 0;
+  for (uint32_t ci = 0; ci < z->cur.ncalls && rc == 0; ci++) {
+    if (ci == skip) continue;
+    uint32_t v0 = z->cand.nvals;
+    if (!sf_seq_append_from(&z->cand, &z->cur, ci, map)) rc = -1;
+    for (uint32_t k = 0; k < sf_seq_func(&z->cur, ci)->nproduced; k++)
+      map[z->cur.calls[ci].val0 + k] = v0 + k;
+  }
+  free(map);
+  return rc;
+}
+
+static bool pass_prefix(minimizer *z) {
+  uint32_t lo = 1, hi = z->cur.ncalls;
+  while (lo < hi && !z->out_of_budget) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (sf_seq_copy(&z->cand, &z->cur)) return false;
+    sf_seq_truncate(&z->cand, mid);
+    if (same_crash(z, &z->cand))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  if (hi >= z->cur.ncalls) return false;
+  sf_seq_truncate(&z->cur, hi);
+  progress(z, "prefix: %u calls", hi);
+  return true;
+}
+
+static bool pass_remove(minimizer *z) {
+  bool any = false;
+  for (uint32_t i = z->cur.ncalls; i-- > 0 && !z->out_of_budget;) {
+    if (i >= z->cur.ncalls) continue;
+    uint32_t before = z->cur.ncalls;
+    if (without_call(z, i) == 0 && try_cand(z)) {
+      any = true;
+      progress(z, "removal: %u -> %u calls", before, z->cur.ncalls);
+    }
+  }
+  return any;
+}
+
+/* Replacement (Pacheco §6.1): call i and the calls that only fed it are
+ * replaced by a shorter corpus sequence ending in a value of the same type;
+ * every use of i's value then uses that value. */
+static bool pass_replace(minimizer *z) {
+  if (!z->opt->corpus || !z->opt->ncorpus) return false;
+  bool any = false;
+  for (uint32_t i = z->cur.ncalls; i-- > 0 && !z->out_of_budget;) {
+    if (i >= z->cur.ncalls) continue;
+    const sf_func *f = sf_seq_func(&z->cur, i);
+    if (f->nproduced != 1) continue;
+    uint32_t htype = z->cur.vals[z->cur.calls[i].val0].htype;
+    /* Calls that only fed call i: earlier calls whose values are used by i only. */
+    uint32_t fed = 0;
+    for (uint32_t c = 0; c < i; c++) {
+      const sf_func *g = sf_seq_func(&z->cur, c);
+      if (!g->nproduced) continue;
+      bool used_elsewhere = false, used_by_i = false;
+      for (uint32_t d = c + 1; d < z->cur.ncalls; d++) {
+        const sf_func *h = sf_seq_func(&z->cur, d);
+        for (uint32_t p = 0; p < h->nparams; p++) {
+          if (h->params[p].kind != SF_HANDLE || !sf_param_is_input(&h->params[p])) continue;
+          uint64_t v = sf_seq_args(&z->cur, d)[p].bits;
+          if (v >= z->cur.calls[c].val0 && v < z->cur.calls[c].val0 + g->nproduced) {
+            if (d == i)
+              used_by_i = true;
+            else
+              used_elsewhere = true;
+          }
+        }
+      }
+      fed += used_by_i && !used_elsewhere;
+    }
+    uint32_t n_removed = 1 + fed;
+    for (uint32_t k = 0; k < z->opt->ncorpus && !z->out_of_budget; k++) {
+      const sf_seq *r = &z->opt->corpus[k];
+      if (r->ncalls == 0 || r->ncalls >= n_removed || r->api != z->api) continue;
+      /* The last value of the right type in r stands in for call i's value. */
+      int64_t stand = -1;
+      for (uint32_t v = 0; v < r->nvals; v++)
+        if (r->vals[v].htype == htype) stand = v;
+      if (stand < 0) continue;
+      /* cand = cur[0, i) + r + cur(i, end) with i's value -> stand. */
+      sf_seq_clear(&z->cand);
+      uint64_t *map = malloc(((size_t)z->cur.nvals + r->nvals + 1) * sizeof *map);
+      uint64_t *rmap = map ? map + z->cur.nvals + 1 : NULL;
+      if (!map) return any;
+      for (uint32_t v = 0; v <= z->cur.nvals; v++)
+        map[v] = UINT64_MAX - 1;
+      bool ok = true;
+      for (uint32_t c = 0; c < z->cur.ncalls && ok; c++) {
+        if (c == i) {
+          for (uint32_t rc = 0; rc < r->ncalls && ok; rc++) {
+            uint32_t v0 = z->cand.nvals;
+            ok = sf_seq_append_from(&z->cand, r, rc, rmap) != NULL;
+            for (uint32_t q = 0; q < sf_seq_func(r, rc)->nproduced; q++)
+              rmap[r->calls[rc].val0 + q] = v0 + q;
+          }
+          map[z->cur.calls[i].val0] = rmap[stand];
+          continue;
+        }
+        uint32_t v0 = z->cand.nvals;
+        ok = sf_seq_append_from(&z->cand, &z->cur, c, map) != NULL;
+        for (uint32_t q = 0; q < sf_seq_func(&z->cur, c)->nproduced; q++)
+          map[z->cur.calls[c].val0 + q] = v0 + q;
+      }
+      free(map);
+      /* The calls that only fed i are now unused: removal drops them. */
+      uint32_t before = z->cur.ncalls;
+      if (ok && try_cand(z)) {
+        any = true;
+        progress(z, "replacement: call %u by %u corpus call(s), %u -> %u calls", i + 1, r->ncalls,
+                 before, z->cur.ncalls);
+        pass_remove(z);
+        break;
+      }
+    }
+  }
+  return any;
+}
+
+/* Merge: a handle argument takes an earlier value of the same type. */
+static bool pass_merge(minimizer *z) {
+  bool any = false;
+  for (uint32_t ci = 0; ci < z->cur.ncalls && !z->out_of_budget; ci++) {
+    const sf_func *f = sf_seq_func(&z->cur, ci);
+    for (uint32_t p = 0; p < f->nparams && !z->out_of_budget; p++) {
+      if (f->params[p].kind != SF_HANDLE || !sf_param_is_input(&f->params[p])) continue;
+      uint64_t v = sf_seq_args(&z->cur, ci)[p].bits;
+      for (uint64_t w = 0; w < v && w < z->cur.nvals; w++) {
+        if (z->cur.vals[w].htype != f->params[p].type_index) continue;
+        if (sf_seq_copy(&z->cand, &z->cur)) return any;
+        sf_seq_args(&z->cand, ci)[p].bits = w;
+        if (try_cand(z)) {
+          any = true;
+          progress(z, "merge: call %u uses an earlier handle", ci + 1);
+          break;
+        }
+      }
+    }
+  }
+  return any;
+}
+
+static bool try_bits(minimizer *z, uint32_t ci, uint32_t p, uint64_t bits) {
+  if (sf_seq_copy(&z->cand, &z->cur)) return false;
+  sf_seq_args(&z->cand, ci)[p].bits = bits;
+  return try_cand(z);
+}
+
+static bool try_bytes(minimizer *z, uint32_t ci, uint32_t p, const uint8_t *d, size_t n) {
+  if (sf_seq_copy(&z->cand, &z->cur)) return false;
+  sf_arg *a = &sf_seq_args(&z->cand, ci)[p];
+  if (sf_seq_set_bytes(&z->cand, a, d, n)) return false;
+  return try_cand(z);
+}
+
+/* Shrink primitives toward 0 (or the range's low end) and bytes toward
+ * shorter, simpler ones. */
+static bool pass_shrink(minimizer *z) {
+  bool any = false;
+  for (uint32_t ci = 0; ci < z->cur.ncalls && !z->out_of_budget; ci++) {
+    const sf_func *f = sf_seq_func(&z->cur, ci);
+    for (uint32_t p = 0; p < f->nparams && !z->out_of_budget; p++) {
+      const sf_param *pp = &f->params[p];
+      if (!sf_param_is_input(pp) || pp->kind == SF_HANDLE) continue;
+      sf_arg a = sf_seq_args(&z->cur, ci)[p];
+      if (pp->kind == SF_STRING || pp->kind == SF_BUFFER) {
+        if (pp->kind == SF_STRING && a.bits) continue; /* NULL */
+        uint8_t *copy = malloc(a.len ? a.len : 1);
+        if (!copy) return any;
+        memcpy(copy, sf_seq_bytes(&z->cur, &a), a.len);
+        size_t n = a.len;
+        /* Shorter: empty, else halves while they keep the crash, then one
+         * byte less at a time (bounded). */
+        if (n && try_bytes(z, ci, p, copy, 0)) {
+          n = 0;
+          any = true;
+        }
+        while (n > 1 && !z->out_of_budget && try_bytes(z, ci, p, copy, n / 2)) {
+          n /= 2;
+          any = true;
+        }
+        for (int k = 0; k < 32 && n > 0 && !z->out_of_budget && try_bytes(z, ci, p, copy, n - 1);
+             k++) {
+          n--;
+          any = true;
+        }
+        /* Simpler: each byte to 'a'. */
+        a = sf_seq_args(&z->cur, ci)[p];
+        n = a.len;
+        memcpy(copy, sf_seq_bytes(&z->cur, &a), n);
+        for (size_t b = 0; b < n && b < 64 && !z->out_of_budget; b++) {
+          if (copy[b] == 'a') continue;
+          uint8_t was = copy[b];
+          copy[b] = 'a';
+          if (try_bytes(z, ci, p, copy, n))
+            any = true;
+          else
+            copy[b] = was;
+        }
+        free(copy);
+      } else if (pp->kind != SF_ARRAY) {
+        /* 0 (false, the first constant, no flags) when legal, else the low end. */
+        uint64_t target =
+            sf_arg_prim_ok(z->api, pp, 0) ? 0 : sf_arg_prim_repair(z->api, pp, pp->lo);
+        if (a.bits == target) continue;
+        if (try_bits(z, ci, p, target)) {
+          any = true;
+          continue;
+        }
+        /* Halve the distance to the target while it keeps the crash. */
+        uint64_t v = a.bits;
+        for (int step = 0; step < 64 && !z->out_of_budget; step++) {
+          uint64_t mid = sf_kind_is_signed(pp->kind)
+                             ? (uint64_t)(((int64_t)v - (int64_t)target) / 2 + (int64_t)target)
+                             : target + (v - target) / 2;
+          mid = sf_arg_prim_repair(z->api, pp, mid);
+          if (mid == v) break;
+          if (!try_bits(z, ci, p, mid)) break;
+          v = mid;
+          any = true;
+        }
+      }
+    }
+  }
+  return any;
+}
+
+int sf_minimize(const sf_api *api, const sf_seq *in, const sf_min_options *opt, sf_seq *out,
+                sf_min_result *res) {
+  minimizer z = {.api = api, .opt = opt, .res = res};
+  memset(res, 0, sizeof *res);
+  clock_gettime(CLOCK_MONOTONIC, &z.start);
+  sf_seq_init(&z.cur, api);
+  sf_seq_init(&z.cand, api);
+  int rc = -1;
+  res->calls_before = in->ncalls;
+  if (sf_seq_copy(&z.cur, in) || sf_seq_encode(&z.cur, &z.enc)) goto done;
+  res->runs = 1;
+  if (sf_run_isolated(opt->target, z.enc.data, z.enc.len, opt->timeout, &res->sig, NULL) ||
+      !res->sig.crashed)
+    goto done;
+  char sig[512];
+  sf_signature_format(&res->sig, sig, sizeof sig);
+  progress(&z, "crash: %s (%u calls)", sig, z.cur.ncalls);
+  pass_prefix(&z);
+  for (int round = 0; round < 8 && !z.out_of_budget; round++) {
+    bool changed = pass_remove(&z);
+    changed |= pass_replace(&z);
+    changed |= pass_merge(&z);
+    changed |= pass_shrink(&z);
+    if (!changed) break;
+  }
+  if (z.out_of_budget) progress(&z, "budget used up: stopping with what is minimal so far");
+  if (sf_seq_copy(out, &z.cur) == 0) rc = 0;
+done:
+  res->seconds = elapsed(&z);
+  res->calls_after = z.cur.ncalls;
+  sf_seq_free(&z.cur);
+  sf_seq_free(&z.cand);
+  sf_buf_free(&z.enc);
+  return rc;
+}

@@ -1,0 +1,47 @@
+/* minimize.h: shrink a crashing sequence while keeping its crash signature.
+ *
+ * Every candidate runs in a fresh process (crash.h), so the target crashing
+ * never stops the simplifier. Passes, repeated while they make progress and
+ * the budget lasts:
+ *  1. cut after the crashing call (the shortest crashing prefix);
+ *  2. remove calls from the end backwards, with the calls that only fed them;
+ *  3. replacement (Pacheco's §6.1): replace a call and what only fed it by a
+ *     shorter sequence from the corpus producing a value it can stand in for;
+ *  4. merge handle arguments where an earlier value can serve;
+ *  5. shrink primitives toward 0 and small values, strings and buffers toward
+ *     shorter and simpler bytes.
+ * The result is never a non-crashing input: it is the input itself at worst. */
+#ifndef SF_MINIMIZE_H
+#define SF_MINIMIZE_H
+
+#include <stdint.h>
+
+#include "../grammar/api.h"
+#include "../sequence/seq.h"
+#include "crash.h"
+
+typedef struct sf_min_options {
+  const char *target;   /* the fuzzer binary that runs one input file */
+  unsigned timeout;     /* seconds per run */
+  double max_seconds;   /* total budget (0: 60) */
+  uint32_t max_runs;    /* total budget (0: 5000) */
+  const sf_seq *corpus; /* replacement set (may be NULL) */
+  uint32_t ncorpus;
+  /* Progress lines ("removal: 12 -> 9 calls"), may be NULL. */
+  void (*progress)(void *ctx, const char *line);
+  void *ctx;
+} sf_min_options;
+
+typedef struct sf_min_result {
+  sf_signature sig; /* of the input, kept by the result */
+  uint32_t runs;
+  double seconds;
+  uint32_t calls_before, calls_after;
+} sf_min_result;
+
+/* 0: out holds the minimized sequence (initialized by the caller). -1: the
+ * input does not crash (res->sig says so) or the target cannot run. */
+int sf_minimize(const sf_api *api, const sf_seq *in, const sf_min_options *opt, sf_seq *out,
+                sf_min_result *res);
+
+#endif

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# seqfuzz min and repro end to end on the demo bug: a 12-call crashing input
+# shrinks to the known 5-call minimum with the same signature, and the C
+# reproducer of the result, built with the sanitizers, crashes the same way.
+set -euo pipefail
+build=$1 src=$2 cc=${3:-clang}
+api=$src/seeds/demo/kvstore.api
+sf=$build/seqfuzz
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$sf" encode "$api" "$src/tests/data/noisy_crash.seq" -o "$work/crash"
+"$build/kvstore_fuzzer" "$work/crash" >"$work/fuzzer.log" 2>&1 && { echo "FAIL: input does not crash"; exit 1; }
+want=$("$sf" signature "$work/fuzzer.log")
+echo "signature: $want"
+"$sf" min "$api" "$work/crash" --target "$build/kvstore_fuzzer" -o "$work/min" >"$work/min.txt" 2>"$work/min.log"
+cat "$work/min.txt"
+tail -n1 "$work/min.log"
+calls=$(grep -c ';' "$work/min.txt")
+[ "$calls" -le 5 ] || { echo "FAIL: $calls calls after minimization (known minimum: 5)"; exit 1; }
+grep -q "seqfuzz min: $want" "$work/min.log" || { echo "FAIL: signature changed"; exit 1; }
+"$build/kvstore_fuzzer" "$work/min" >"$work/min-run.log" 2>&1 && { echo "FAIL: minimized input does not crash"; exit 1; }
+[ "$("$sf" signature "$work/min-run.log")" = "$want" ] || { echo "FAIL: minimized input crashes differently"; exit 1; }
+"$sf" repro "$api" "$work/min" -o "$work/repro.c"
+"$cc" -g -Wall -Wextra -Werror -fsanitize=address,undefined -I"$src/seeds/demo" "$work/repro.c" \
+  "$src/seeds/demo/kvstore.c" -o "$work/repro"
+"$work/repro" >"$work/repro.log" 2>&1 && { echo "FAIL: reproducer does not crash"; exit 1; }
+got=$("$sf" signature "$work/repro.log")
+[ "$got" = "$want" ] || { echo "FAIL: reproducer crashes as '$got'"; exit 1; }
+# A non-crashing input is refused, not "minimized".
+"$sf" encode "$api" "$src/seeds/demo/seeds/basic.seq" -o "$work/ok"
+if "$sf" min "$api" "$work/ok" --target "$build/kvstore_fuzzer" >/dev/null 2>"$work/err"; then
+  echo "FAIL: min accepted a non-crashing input"; exit 1
+fi
+grep -q "does not crash" "$work/err" || { echo "FAIL: no clear error"; cat "$work/err"; exit 1; }
+echo "PASS"
