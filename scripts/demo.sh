@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the bundled demo target: install what is missing, build,
 # fuzz the kvstore library with seqfuzz under libFuzzer until its bug is
-# found, then print the crashing input as a sequence.
+# found, print the crashing input as a sequence, then minimize it and write a
+# standalone C reproducer.
 #   scripts/demo.sh [SECONDS]     (default: at most 600 s of fuzzing)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,3 +32,15 @@ grep -m1 "^SUMMARY" "$out/fuzz.log" || true
 grep -m1 "stat::number_of_executed_units" "$out/fuzz.log" || true
 echo "seqfuzz: crashing input $crash, as a sequence:"
 "$root/build/seqfuzz" show "$api" "$crash"
+echo
+echo "seqfuzz: minimizing it (each candidate runs in a fresh process)..."
+if "$root/build/seqfuzz" min "$api" "$crash" --target "$root/build/kvstore_fuzzer" \
+  -o "$out/minimized" --max-seconds 60 >"$out/minimized.seq" 2>"$out/min.log"; then
+  tail -n2 "$out/min.log"
+  cat "$out/minimized.seq"
+  "$root/build/seqfuzz" repro "$api" "$out/minimized" -o "$out/repro.c"
+  echo "seqfuzz: C reproducer in $out/repro.c; build and run it with"
+  echo "  clang -g -fsanitize=address,undefined -I$root/seeds/demo $out/repro.c $root/seeds/demo/kvstore.c -o $out/repro && $out/repro"
+else
+  echo "seqfuzz: minimization failed (see $out/min.log)" >&2
+fi
