@@ -19,6 +19,12 @@
 typedef struct afl_seqfuzz {
   sf_api *api;
   sf_mutator *mut;
+  /* Trimming: the entry as a sequence, the call tried next, the candidate. */
+  sf_seq trim_cur, trim_cand;
+  uint32_t trim_step, trim_total; /* total: the step count AFL++ was given */
+  size_t trim_len;                /* size of the entry when trimming began */
+  bool trim_skip;                 /* the candidate was not smaller: never accept */
+  sf_buf trim_out;
   sf_channel *channel;
   uint8_t *out;
   size_t outcap;
@@ -54,6 +60,8 @@ void *afl_custom_init(void *afl, unsigned int seed) {
                            .no_legality = !opt.legality,
                            .no_equivalence = !opt.equivalence};
   st->mut = sf_mutator_new(st->api, &mo);
+  sf_seq_init(&st->trim_cur, st->api);
+  sf_seq_init(&st->trim_cand, st->api);
   st->channel = sf_channel_create(); /* no feedback if it fails: still works */
   st->seed = seed;
   st->stats_every = opt.stats;
@@ -144,6 +152,73 @@ uint8_t afl_custom_queue_new_entry(void *data, const uint8_t *filename_new_queue
   return 0; /* the file was not changed */
 }
 
+/* Structure-aware trimming: AFL++ keeps a candidate when the coverage stays
+ * the same. Each step tries the entry without one call (from the last one
+ * backwards), together with the calls that only depended on it, so every
+ * candidate is a valid sequence (byte-level trimming would mostly cut a
+ * call in half and lose the rest). */
+int32_t afl_custom_init_trim(void *data, uint8_t *buf, size_t buf_size) {
+  afl_seqfuzz *st = data;
+  if (sf_seq_decode(&st->trim_cur, st->api, buf, buf_size) != SF_DECODE_OK) {
+    st->trim_total = 0;
+    return 0; /* not ours: nothing to trim */
+  }
+  st->trim_total = st->trim_cur.ncalls;
+  st->trim_step = 0;
+  st->trim_len = buf_size;
+  return (int32_t)st->trim_total;
+}
+
+/* cand = cur without call `skip` (dependents dropped by repair). */
+static void without_call(afl_seqfuzz *st, uint32_t skip) {
+  const sf_seq *cur = &st->trim_cur;
+  sf_seq *cand = &st->trim_cand;
+  sf_seq_clear(cand);
+  uint64_t *map = malloc(((size_t)cur->nvals + 1) * sizeof *map);
+  if (!map) return;
+  for (uint32_t v = 0; v <= cur->nvals; v++) map[v] = UINT64_MAX - 1; /* dangling */
+  for (uint32_t ci = 0; ci < cur->ncalls; ci++) {
+    if (ci == skip) continue;
+    uint32_t v0 = cand->nvals;
+    if (!sf_seq_append_from(cand, cur, ci, map)) break;
+    for (uint32_t k = 0; k < sf_seq_func(cur, ci)->nproduced; k++)
+      map[cur->calls[ci].val0 + k] = v0 + k;
+  }
+  free(map);
+  if (sf_seq_repair(cand) < 0) sf_seq_clear(cand);
+}
+
+size_t afl_custom_trim(void *data, uint8_t **out_buf) {
+  afl_seqfuzz *st = data;
+  /* Steps count down from the last call: removing later calls first keeps
+   * the indexes of the earlier ones. */
+  uint32_t victim = st->trim_cur.ncalls - 1 - st->trim_step;
+  without_call(st, victim < st->trim_cur.ncalls ? victim : 0);
+  sf_buf_reset(&st->trim_out);
+  st->trim_skip = sf_seq_encode(&st->trim_cand, &st->trim_out) != 0 ||
+                  st->trim_out.len > st->trim_len;
+  if (st->trim_skip) { /* AFL++ refuses a larger result: offer the current entry */
+    sf_buf_reset(&st->trim_out);
+    sf_seq_encode(&st->trim_cur, &st->trim_out);
+  }
+  *out_buf = st->trim_out.data;
+  return st->trim_out.len;
+}
+
+int32_t afl_custom_post_trim(void *data, uint8_t success) {
+  afl_seqfuzz *st = data;
+  if (success && !st->trim_skip) {
+    sf_seq tmp = st->trim_cur;
+    st->trim_cur = st->trim_cand;
+    st->trim_cand = tmp;
+  } else {
+    st->trim_step++;
+  }
+  /* Done (the count AFL++ was given) when every remaining call was tried. */
+  if (st->trim_step >= st->trim_cur.ncalls) return (int32_t)st->trim_total;
+  return (int32_t)st->trim_step;
+}
+
 const char *afl_custom_describe(void *data, size_t max_description_len) {
   afl_seqfuzz *st = data;
   snprintf(st->describe,
@@ -166,6 +241,9 @@ void afl_custom_deinit(void *data) {
     fclose(st->stats_file);
   }
   sf_channel_close(st->channel);
+  sf_seq_free(&st->trim_cur);
+  sf_seq_free(&st->trim_cand);
+  sf_buf_free(&st->trim_out);
   sf_mutator_free(st->mut);
   sf_api_free(st->api);
   free(st->out);

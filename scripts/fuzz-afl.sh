@@ -14,7 +14,7 @@ for s in "$root"/seeds/demo/seeds/*.seq; do
   "$root/build/seqfuzz" encode "$api" "$s" -o "$out/in/$(basename "$s" .seq)"
 done
 common=(AFL_CUSTOM_MUTATOR_LIBRARY="$root/build/libseqfuzz-afl.so" AFL_CUSTOM_MUTATOR_ONLY=1
-        AFL_DISABLE_TRIM=1 SEQFUZZ_API="$api" AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1
+        SEQFUZZ_API="$api" AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1
         AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1)
 for role in M:main S:second; do
   flag=${role%%:*} name=${role##*:}
