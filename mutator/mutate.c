@@ -40,6 +40,7 @@ struct sf_mutator {
   sf_mutator_runner runner;
   void *runner_ctx;
   sf_byte_mutator byte_mutator;
+  bool no_pool; /* building must not depend on the pool (interpretation) */
   sf_feedback noted;   /* record of the engine's last run */
   sf_feedback scratch; /* record filled by the runner */
   uint64_t last_out;   /* hash of the last output (m->next) */
@@ -473,7 +474,7 @@ static bool append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
                         (depth == 0 && sf_rng_chance(&m->rng, 1, 8));
       if (want_fresh && depth < MAX_PRODUCER_DEPTH) {
         bool made = false;
-        if (sf_pool_size(m->pool) && sf_rng_chance(&m->rng, 1, 4))
+        if (!m->no_pool && sf_pool_size(m->pool) && sf_rng_chance(&m->rng, 1, 4))
           made = splice_provider(m, s, p->type_index);
         if (!made && m->nproducers[p->type_index]) {
           uint32_t pf =
@@ -851,8 +852,13 @@ int sf_mutator_interpret(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t s
   sf_decode_status st = sf_seq_decode(s, m->api, data, size);
   if (st == SF_DECODE_OK) return 0;
   if (st == SF_DECODE_OOM) return -1;
-  sf_rng saved = m->rng; /* interpreting must not disturb the caller's stream */
+  /* Deterministic: the same bytes mean the same sequence in every process,
+   * so no splicing from the pool (its contents differ between processes),
+   * and the caller's random stream is left as it was. */
+  sf_rng saved = m->rng;
+  m->no_pool = true;
   int rc = sf_mutator_generate(m, s, FOREIGN_CALLS, sf_feedback_input_hash(data, size));
+  m->no_pool = false;
   m->rng = saved;
   return rc;
 }

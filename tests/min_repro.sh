@@ -26,6 +26,13 @@ grep -q "seqfuzz min: $want" "$work/min.log" || { echo "FAIL: signature changed"
 "$work/repro" >"$work/repro.log" 2>&1 && { echo "FAIL: reproducer does not crash"; exit 1; }
 got=$("$sf" signature "$work/repro.log")
 [ "$got" = "$want" ] || { echo "FAIL: reproducer crashes as '$got'"; exit 1; }
+# libFuzzer's own -minimize_crash=1 goes through the custom mutator and works.
+(cd "$work" && "$build/kvstore_fuzzer" -minimize_crash=1 -runs=2000 -seed=1 crash >lf-min.log 2>&1) || true
+best=$(grep -o "failed to minimize beyond [^ ]* ([0-9]* bytes)" "$work/lf-min.log" | awk '{print $5}' || true)
+[ -n "$best" ] && [ -f "$work/$best" ] || { echo "FAIL: -minimize_crash=1 produced nothing"; tail -5 "$work/lf-min.log"; exit 1; }
+"$build/kvstore_fuzzer" "$work/$best" >"$work/lf-min-run.log" 2>&1 && { echo "FAIL: -minimize_crash result does not crash"; exit 1; }
+[ "$("$sf" signature "$work/lf-min-run.log")" = "$want" ] || { echo "FAIL: -minimize_crash result crashes differently"; exit 1; }
+echo "libFuzzer -minimize_crash=1: $(wc -c <"$work/crash") -> $(wc -c <"$work/$best") bytes, $("$sf" show "$api" "$work/$best" | grep -c ';') calls"
 # A non-crashing input is refused, not "minimized".
 "$sf" encode "$api" "$src/seeds/demo/seeds/basic.seq" -o "$work/ok"
 if "$sf" min "$api" "$work/ok" --target "$build/kvstore_fuzzer" >/dev/null 2>"$work/err"; then

@@ -340,10 +340,39 @@ static void test_index_pruning(void **state) {
   sf_buf_free(&in);
 }
 
+/* Foreign bytes mean the same sequence whatever the mutator has seen
+ * (libFuzzer re-runs inputs in new processes: -minimize_crash, reproduction). */
+static void test_interpretation_is_deterministic(void **state) {
+  (void)state;
+  sf_mutator *fresh = sf_mutator_new(demo, NULL), *busy = sf_mutator_new(demo, NULL);
+  sf_buf in = {0};
+  encode_text(base_text, &in);
+  sf_mutator_add_input(busy, in.data, in.len, NULL);
+  uint8_t out[1024];
+  for (uint64_t i = 0; i < 50; i++) sf_mutator_mutate(busy, in.data, in.len, out, sizeof out, i);
+  sf_seq a, b;
+  sf_seq_init(&a, demo);
+  sf_seq_init(&b, demo);
+  for (int k = 0; k < 200; k++) {
+    uint8_t junk[8];
+    for (int j = 0; j < 8; j++) junk[j] = (uint8_t)(k * 31 + j * 7);
+    assert_int_equal(sf_mutator_interpret(fresh, &a, junk, (size_t)(k % 9)), 0);
+    assert_int_equal(sf_mutator_interpret(busy, &b, junk, (size_t)(k % 9)), 0);
+    assert_valid(&a);
+    assert_true(sf_seq_equal(&a, &b));
+  }
+  sf_seq_free(&a);
+  sf_seq_free(&b);
+  sf_buf_free(&in);
+  sf_mutator_free(fresh);
+  sf_mutator_free(busy);
+}
+
 int main(void) {
   demo = load_api_file(DEMO_API);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_each_mutation),        cmocka_unit_test(test_legality_filter),
+      cmocka_unit_test(test_each_mutation),
+      cmocka_unit_test(test_interpretation_is_deterministic),        cmocka_unit_test(test_legality_filter),
       cmocka_unit_test(test_duplicate_filter),     cmocka_unit_test(test_index_pruning),
       cmocka_unit_test(test_mutations_stay_valid), cmocka_unit_test(test_crossover_and_generate),
       cmocka_unit_test(test_deterministic),
