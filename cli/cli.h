@@ -22,6 +22,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_min(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_signature(int argc, char **argv);
+int cmd_triage(int argc, char **argv);
 
 /* Print "seqfuzz: <msg>" to stderr; returns 1 (the exit code for errors). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mutator/mutate.h"
 
 int cli_error(const char *fmt, ...) {
   va_list ap;
@@ -60,9 +61,28 @@ int cli_load_seq(const sf_api *api, const char *path, sf_seq *out) {
       rc = -cli_error("%s: out of memory", path);
   } else {
     char err[1024];
-    if (sf_seq_parse_text(out, api, (const char *)b.data, b.len, path, err, sizeof err)) {
-      fprintf(stderr, "%s\n", err);
-      rc = -1;
+    if (b.len == 0 ||
+        sf_seq_parse_text(out, api, (const char *)b.data, b.len, path, err, sizeof err)) {
+      /* Not text either: bytes from a fuzzer that are not a seqfuzz input
+       * (an empty crash file, say). The harness ran the sequence the mutator
+       * reads them as; so do we. */
+      bool textual = b.len > 0;
+      for (size_t i = 0; i < b.len && textual; i++)
+        textual = b.data[i] == '\n' || b.data[i] == '\t' || (b.data[i] >= 0x20 && b.data[i] < 0x7f);
+      sf_mutator *m = textual ? NULL : sf_mutator_new(api, NULL);
+      if (m && sf_mutator_interpret(m, out, b.data, b.len) == 0) {
+        fprintf(stderr,
+                "seqfuzz: %s is not a seqfuzz input; using the sequence the harness "
+                "runs for it (%u calls)\n",
+                path, out->ncalls);
+      } else {
+        if (textual)
+          fprintf(stderr, "%s\n", err);
+        else
+          cli_error("%s: out of memory", path);
+        rc = -1;
+      }
+      sf_mutator_free(m);
     }
   }
   sf_buf_free(&b);

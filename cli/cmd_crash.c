@@ -3,11 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "simplifier/crash.h"
 #include "simplifier/minimize.h"
 #include "simplifier/repro.h"
+#include "simplifier/triage.h"
 
 static void print_progress(void *ctx, const char *line) {
   (void)ctx;
@@ -157,4 +159,128 @@ int cmd_signature(int argc, char **argv) {
   printf("%s\n", line);
   sf_buf_free(&b);
   return sig.crashed ? 0 : 1;
+}
+
+/* ---- triage ------------------------------------------------------------- */
+
+typedef struct crash_group {
+  sf_signature sig;
+  char *smallest; /* path of the smallest input of the group */
+  size_t smallest_size;
+  uint32_t count;
+} crash_group;
+
+int cmd_triage(int argc, char **argv) {
+  const char *pos[3];
+  const char *target = cli_option(argc, argv, "--target", "-t");
+  const char *out_dir = cli_option(argc, argv, "--output", "-o");
+  const char *secs = cli_option(argc, argv, "--max-seconds", NULL);
+  if (cli_positionals(argc, argv, pos, 3) != 2 || !target)
+    return cli_error("usage: seqfuzz triage API DIR --target FUZZER [-o OUT_DIR] "
+                     "[--max-seconds S (per group)]");
+  sf_api *api = cli_load_api(pos[0]);
+  if (!api) return 1;
+  DIR *d = opendir(pos[1]);
+  if (!d) {
+    sf_api_free(api);
+    return cli_error("%s: cannot open directory", pos[1]);
+  }
+  crash_group *groups = NULL;
+  uint32_t ngroups = 0, nfiles = 0, not_reproduced = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.' || strcmp(e->d_name, "README.txt") == 0) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", pos[1], e->d_name);
+    sf_buf b = {0};
+    if (cli_read_file(path, &b)) continue;
+    nfiles++;
+    sf_signature sig;
+    if (sf_run_isolated(target, b.data, b.len, 10, &sig, NULL) != 0) {
+      sf_buf_free(&b);
+      closedir(d);
+      free(groups);
+      sf_api_free(api);
+      return cli_error("cannot run %s", target);
+    }
+    if (!sig.crashed) {
+      not_reproduced++;
+      fprintf(stderr, "seqfuzz triage: %s: does not crash when run again\n", e->d_name);
+      sf_buf_free(&b);
+      continue;
+    }
+    uint32_t g = 0;
+    while (g < ngroups && !sf_signature_equal(&groups[g].sig, &sig))
+      g++;
+    if (g == ngroups) {
+      crash_group *ng = realloc(groups, (ngroups + 1) * sizeof *ng);
+      if (!ng) break;
+      groups = ng;
+      groups[ngroups++] = (crash_group){sig, NULL, SIZE_MAX, 0};
+    }
+    groups[g].count++;
+    if (b.len < groups[g].smallest_size) {
+      free(groups[g].smallest);
+      groups[g].smallest = strdup(path);
+      groups[g].smallest_size = b.len;
+    }
+    sf_buf_free(&b);
+  }
+  closedir(d);
+  printf("%u inputs, %u crash groups, %u not reproduced\n", nfiles, ngroups, not_reproduced);
+  for (uint32_t g = 0; g < ngroups; g++) {
+    char sigtext[512], reason[512] = "";
+    sf_signature_format(&groups[g].sig, sigtext, sizeof sigtext);
+    sf_seq in, min;
+    sf_seq_init(&in, api);
+    sf_seq_init(&min, api);
+    sf_verdict verdict = SF_LIKELY_BUG;
+    if (cli_load_seq(api, groups[g].smallest, &in) == 0) {
+      sf_min_options opt = {.target = target, .timeout = 10, .max_seconds = secs ? atof(secs) : 30};
+      sf_min_result res;
+      const sf_seq *best = &in;
+      if (sf_minimize(api, &in, &opt, &min, &res) == 0) best = &min;
+      /* The report of the minimized input decides the verdict. */
+      sf_buf enc = {0};
+      char *report = NULL;
+      sf_signature sig;
+      if (sf_seq_encode(best, &enc) == 0 &&
+          sf_run_isolated(target, enc.data, enc.len, 10, &sig, &report) == 0)
+        verdict = sf_triage_classify(best, report, reason, sizeof reason);
+      printf("\n[%u] %s\n    %u input(s), e.g. %s\n    %s: %s\n", g + 1, sigtext, groups[g].count,
+             groups[g].smallest, verdict == SF_LIKELY_BUG ? "likely bug" : "likely API misuse",
+             reason);
+      sf_buf text = {0};
+      sf_seq_print(best, &text);
+      printf("    minimized (%u calls):\n", best->ncalls);
+      for (const char *p = (const char *)text.data; p && p < (const char *)text.data + text.len;) {
+        const char *nl = memchr(p, '\n', (size_t)((const char *)text.data + text.len - p));
+        printf("      %.*s\n", (int)(nl ? nl - p : (const char *)text.data + text.len - p), p);
+        p = nl ? nl + 1 : NULL;
+      }
+      if (out_dir) {
+        mkdir(out_dir, 0777);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%u-%s.input", out_dir, g + 1, groups[g].sig.kind);
+        cli_write_file(path, enc.data, enc.len);
+        snprintf(path, sizeof path, "%s/%u-%s.seq", out_dir, g + 1, groups[g].sig.kind);
+        cli_write_file(path, text.data, text.len);
+        sf_buf c = {0};
+        snprintf(path, sizeof path, "%s/%u-%s.c", out_dir, g + 1, groups[g].sig.kind);
+        if (sf_repro_write(best, groups[g].smallest, &c) == 0) cli_write_file(path, c.data, c.len);
+        snprintf(path, sizeof path, "%s/%u-%s.report.txt", out_dir, g + 1, groups[g].sig.kind);
+        if (report) cli_write_file(path, report, strlen(report));
+        sf_buf_free(&c);
+      }
+      sf_buf_free(&text);
+      sf_buf_free(&enc);
+      free(report);
+    }
+    sf_seq_free(&in);
+    sf_seq_free(&min);
+    free(groups[g].smallest);
+  }
+  free(groups);
+  sf_api_free(api);
+  return 0;
 }

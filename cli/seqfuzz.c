@@ -21,6 +21,8 @@ static const struct {
     {"min", cmd_min, "API INPUT --target FUZZER [-o OUT] [--corpus DIR]",
      "minimize a crashing input, keeping its crash signature"},
     {"repro", cmd_repro, "API INPUT [-o FILE.c]", "a standalone C program that replays an input"},
+    {"triage", cmd_triage, "API DIR --target FUZZER [-o OUT_DIR]",
+     "group crashing inputs by signature; minimize, classify bug or misuse"},
     {"signature", cmd_signature, "REPORT", "the crash signature of a sanitizer report"},
     {"embed", cmd_embed, "API -o FILE.c", "generate the C file a fuzzer embeds (build step)"},
 };

@@ -852,6 +852,7 @@ int sf_mutator_interpret(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t s
   sf_decode_status st = sf_seq_decode(s, m->api, data, size);
   if (st == SF_DECODE_OK) return 0;
   if (st == SF_DECODE_OOM) return -1;
+  if (size == 0) return 0; /* nothing is the empty sequence (libFuzzer runs it first) */
   /* Deterministic: the same bytes mean the same sequence in every process,
    * so no splicing from the pool (its contents differ between processes),
    * and the caller's random stream is left as it was. */

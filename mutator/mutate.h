@@ -104,9 +104,10 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
 /* Build a random valid sequence of about ncalls calls into s. -1 on OOM. */
 int sf_mutator_generate(sf_mutator *m, sf_seq *s, uint32_t ncalls, uint64_t seed);
 
-/* The sequence an input stands for: its decoding, or, for bytes that are not
- * a seqfuzz input (libFuzzer's first empty input, a file from elsewhere), a
- * sequence generated from their hash, so that every input means something
+/* The sequence an input stands for: its decoding; the empty sequence for no
+ * bytes; or, for other bytes that are not a seqfuzz input (the "\n" libFuzzer
+ * starts an empty corpus with, a file from elsewhere), a sequence generated
+ * from their hash, so that every input means something
  * and the harness and the mutator agree on what. -1 on OOM. */
 int sf_mutator_interpret(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size);
 

@@ -75,6 +75,7 @@ static void find_kind(const char *p, const char *end, sf_signature *sig) {
     }
     if ((m = strstr(line, "ERROR: AddressSanitizer: "))) {
       m += strlen("ERROR: AddressSanitizer: ");
+      if (strncmp(m, "attempting ", 11) == 0) m += 11; /* "attempting double-free on" */
       size_t k = strcspn(m, " :");
       set_kind(sig, m, k);
       return;

@@ -105,7 +105,8 @@ static void test_trim(void **state) {
     assert_int_equal(sf_seq_decode(&s, api, out, n), SF_DECODE_OK);
     assert_valid(&s);
     bool has = false;
-    for (uint32_t ci = 0; ci < s.ncalls; ci++) has |= s.calls[ci].func == (uint32_t)compact;
+    for (uint32_t ci = 0; ci < s.ncalls; ci++)
+      has |= s.calls[ci].func == (uint32_t)compact;
     if (has) {
       memcpy(kept, out, n);
       kept_len = n;

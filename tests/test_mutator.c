@@ -349,13 +349,15 @@ static void test_interpretation_is_deterministic(void **state) {
   encode_text(base_text, &in);
   sf_mutator_add_input(busy, in.data, in.len, NULL);
   uint8_t out[1024];
-  for (uint64_t i = 0; i < 50; i++) sf_mutator_mutate(busy, in.data, in.len, out, sizeof out, i);
+  for (uint64_t i = 0; i < 50; i++)
+    sf_mutator_mutate(busy, in.data, in.len, out, sizeof out, i);
   sf_seq a, b;
   sf_seq_init(&a, demo);
   sf_seq_init(&b, demo);
   for (int k = 0; k < 200; k++) {
     uint8_t junk[8];
-    for (int j = 0; j < 8; j++) junk[j] = (uint8_t)(k * 31 + j * 7);
+    for (int j = 0; j < 8; j++)
+      junk[j] = (uint8_t)(k * 31 + j * 7);
     assert_int_equal(sf_mutator_interpret(fresh, &a, junk, (size_t)(k % 9)), 0);
     assert_int_equal(sf_mutator_interpret(busy, &b, junk, (size_t)(k % 9)), 0);
     assert_valid(&a);
@@ -372,9 +374,12 @@ int main(void) {
   demo = load_api_file(DEMO_API);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_each_mutation),
-      cmocka_unit_test(test_interpretation_is_deterministic),        cmocka_unit_test(test_legality_filter),
-      cmocka_unit_test(test_duplicate_filter),     cmocka_unit_test(test_index_pruning),
-      cmocka_unit_test(test_mutations_stay_valid), cmocka_unit_test(test_crossover_and_generate),
+      cmocka_unit_test(test_interpretation_is_deterministic),
+      cmocka_unit_test(test_legality_filter),
+      cmocka_unit_test(test_duplicate_filter),
+      cmocka_unit_test(test_index_pruning),
+      cmocka_unit_test(test_mutations_stay_valid),
+      cmocka_unit_test(test_crossover_and_generate),
       cmocka_unit_test(test_deterministic),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,221 @@
+#include "triage.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A report's stacks: the crash stack, and when present the "freed by" and
+ * "previously allocated by" stacks, each as API function names of the
+ * grammar, outermost last (the order the sanitizer prints). */
+#define MAX_FRAMES 32
+typedef struct stack {
+  int32_t funcs[MAX_FRAMES]; /* API function indexes (-1: not an API function) */
+  char names[MAX_FRAMES][96];
+  unsigned n;
+  bool via_cleanup; /* passes through seqfuzz's end-of-run destruction */
+} stack;
+
+typedef struct report {
+  stack crash, freed, alloc;
+  bool has_freed, has_alloc;
+  unsigned long long address;
+  char kind[64];
+} report;
+
+static void parse_frame(const sf_api *api, const char *line, stack *st) {
+  const char *in = strstr(line, " in ");
+  if (!in || st->n >= MAX_FRAMES) return;
+  in += 4;
+  size_t k = strcspn(in, " \n");
+  char fn[96];
+  snprintf(fn, sizeof fn, "%.*s", (int)(k < 95 ? k : 95), in);
+  if (strcmp(fn, "call_destructor") == 0 || strcmp(fn, "cleanup") == 0) st->via_cleanup = true;
+  snprintf(st->names[st->n], sizeof st->names[0], "%s", fn);
+  st->funcs[st->n++] = sf_api_find_func(api, fn);
+}
+
+static void parse_report(const sf_api *api, const char *text, report *r) {
+  memset(r, 0, sizeof *r);
+  stack *cur = NULL;
+  const char *p = text;
+  bool crash_done = false;
+  while (p && *p) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    char line[1024];
+    snprintf(line, sizeof line, "%.*s", (int)(n < 1023 ? n : 1023), p);
+    const char *m;
+    if ((m = strstr(line, "ERROR: AddressSanitizer: "))) {
+      m += strlen("ERROR: AddressSanitizer: ");
+      if (strncmp(m, "attempting ", 11) == 0) m += 11; /* "attempting double-free" */
+      snprintf(r->kind, sizeof r->kind, "%.*s", (int)strcspn(m, " "), m);
+      const char *addr = strstr(line, "address 0x");
+      if (addr) r->address = strtoull(addr + 8, NULL, 16);
+      cur = &r->crash;
+    } else if (strstr(line, "ERROR: LeakSanitizer")) {
+      snprintf(r->kind, sizeof r->kind, "leak");
+    } else if (strstr(line, "leak of") && strstr(line, "allocated from")) {
+      if (!r->has_alloc) {
+        r->has_alloc = true;
+        cur = &r->alloc;
+      } else {
+        cur = NULL;
+      }
+    } else if (strstr(line, "freed by thread")) {
+      r->has_freed = true;
+      cur = &r->freed;
+    } else if (strstr(line, "previously allocated by thread")) {
+      r->has_alloc = true;
+      cur = &r->alloc;
+    } else if ((m = strstr(line, "runtime error: "))) {
+      snprintf(r->kind, sizeof r->kind, "ubsan");
+    } else {
+      const char *q = line;
+      while (*q == ' ')
+        q++;
+      if (*q == '#' && cur && !(cur == &r->crash && crash_done)) {
+        parse_frame(api, line, cur);
+      } else if (cur == &r->crash && r->crash.n) {
+        crash_done = true; /* the crash stack ends at the first non-frame line */
+        cur = NULL;
+      }
+    }
+    p = nl ? nl + 1 : NULL;
+  }
+}
+
+/* The outermost API function of a stack (the one the sequence called). */
+static int32_t outermost_api(const stack *st) {
+  for (unsigned i = st->n; i-- > 0;)
+    if (st->funcs[i] >= 0) return st->funcs[i];
+  return -1;
+}
+
+static bool borrows_handle_of(const sf_func *g, uint32_t htype) {
+  for (uint32_t i = 0; i < g->nparams; i++)
+    if (g->params[i].kind == SF_HANDLE && sf_param_is_input(&g->params[i]) &&
+        g->params[i].type_index == htype && !(g->params[i].flags & SF_P_CONSUME))
+      return true;
+  return false;
+}
+
+sf_verdict sf_triage_classify(const sf_seq *s, const char *text, char *reason, size_t len) {
+  const sf_api *api = s->api;
+  report r;
+  parse_report(api, text ? text : "", &r);
+  int32_t called = outermost_api(&r.crash);
+  const char *where = called >= 0 ? api->funcs[called].name : "the library";
+
+  /* Aliasing: one handle passed to two parameters of the same call
+   * (node_attach(h1, h1)). The grammar cannot forbid it except by consuming
+   * one of them, and libraries rarely allow it. */
+  for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+    const sf_func *f = sf_seq_func(s, ci);
+    const sf_arg *a = sf_seq_args(s, ci);
+    for (uint32_t i = 0; i < f->nparams; i++)
+      for (uint32_t j = i + 1; j < f->nparams; j++)
+        if (f->params[i].kind == SF_HANDLE && f->params[j].kind == SF_HANDLE &&
+            sf_param_is_input(&f->params[i]) && sf_param_is_input(&f->params[j]) &&
+            a[i].bits != SF_NULL_REF && a[i].bits == a[j].bits) {
+          snprintf(reason, len,
+                   "call %u passes the same handle as '%s' and '%s' of %s; if the library does "
+                   "not allow that, the grammar should (e.g. `consume` one of them)",
+                   ci + 1, f->params[i].name, f->params[j].name, f->name);
+          return SF_LIKELY_MISUSE;
+        }
+  }
+  /* Ownership: the freed object is a handle itself (allocated by the call
+   * that made it), freed while the grammar says the caller still owned it. */
+  if ((strcmp(r.kind, "heap-use-after-free") == 0 || strcmp(r.kind, "double-free") == 0) &&
+      r.has_freed && r.has_alloc) {
+    int32_t g = outermost_api(&r.freed), c = outermost_api(&r.alloc);
+    if (g >= 0 && c >= 0 && api->funcs[c].ret.kind == SF_HANDLE) {
+      uint32_t htype = api->funcs[c].ret.type_index;
+      /* Calls of the sequence that took such a handle without consuming it. */
+      char suspects[160] = "";
+      for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+        const sf_func *f = sf_seq_func(s, ci);
+        if (f->flags & (SF_F_DESTRUCTOR | SF_F_OBSERVER) || !borrows_handle_of(f, htype)) continue;
+        if (strstr(suspects, f->name)) continue;
+        size_t n = strlen(suspects);
+        snprintf(suspects + n, sizeof suspects - n, "%s%s", n ? ", " : "", f->name);
+      }
+      snprintf(reason, len,
+               "a %s (made by %s) was freed in %s while the grammar says the caller still owned "
+               "it%s%s: a call probably took ownership without `consume`",
+               api->handles[htype].name, api->funcs[c].name, api->funcs[g].name,
+               suspects[0] ? "; calls that took one: " : "", suspects);
+      return SF_LIKELY_MISUSE;
+    }
+  }
+  /* Leaks the grammar did not tell seqfuzz to free. */
+  if (strcmp(r.kind, "leak") == 0) {
+    int32_t c = outermost_api(&r.alloc);
+    if (c >= 0) {
+      const sf_func *f = &api->funcs[c];
+      if (f->ret.kind == SF_STRING && !f->release && f->owner_param < 0) {
+        snprintf(reason, len, "the string %s returns is never freed: declare `release` for it",
+                 f->name);
+        return SF_LIKELY_MISUSE;
+      }
+      if (f->ret.kind == SF_HANDLE && f->owner_param < 0 &&
+          api->handles[f->ret.type_index].destructor < 0) {
+        snprintf(reason, len, "handle type %s (made by %s) has no destructor in the grammar",
+                 api->handles[f->ret.type_index].name, f->name);
+        return SF_LIKELY_MISUSE;
+      }
+      snprintf(reason, len,
+               "memory allocated in %s is still reachable by nothing after every "
+               "handle the caller owns was destroyed",
+               f->name);
+      return SF_LIKELY_BUG;
+    }
+  }
+  /* NULL passed where the grammar allows it, dereferenced right there. */
+  if (strcmp(r.kind, "SEGV") == 0 && r.address < 4096 && called >= 0 && r.crash.n &&
+      r.crash.funcs[0] == called) {
+    for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+      if (s->calls[ci].func != (uint32_t)called) continue;
+      const sf_func *f = &api->funcs[called];
+      const sf_arg *a = sf_seq_args(s, ci);
+      for (uint32_t i = 0; i < f->nparams; i++) {
+        const sf_param *p = &f->params[i];
+        bool is_null = (p->kind == SF_HANDLE && a[i].bits == SF_NULL_REF) ||
+                       (p->kind == SF_STRING && a[i].bits);
+        if ((p->flags & SF_P_NULLABLE) && is_null) {
+          snprintf(reason, len,
+                   "%s dereferences NULL passed as '%s', which the grammar declares nullable",
+                   f->name, p->name);
+          return SF_LIKELY_MISUSE;
+        }
+      }
+    }
+  }
+  /* A size at the top of a declared range asking for too much memory. */
+  if ((strcmp(r.kind, "allocation-size-too-big") == 0 ||
+       strstr(text ? text : "", "out-of-memory")) &&
+      called >= 0) {
+    snprintf(reason, len,
+             "%s asked for too much memory: the grammar's ranges for its sizes may "
+             "be wider than the library accepts",
+             where);
+    return SF_LIKELY_MISUSE;
+  }
+  int32_t freer = r.has_freed ? outermost_api(&r.freed) : -1;
+  snprintf(reason, len, "%s %s%s%s; every call kept to the grammar's contract",
+           r.kind[0] ? r.kind : "crash",
+           r.crash.via_cleanup ? "while destroying the handles the caller owned" : "in ",
+           r.crash.via_cleanup ? "" : where,
+           freer >= 0 ? (r.crash.via_cleanup ? " (freed earlier in " : " (freed in ") : "");
+  if (freer >= 0) {
+    size_t n = strlen(reason);
+    char *semi = strstr(reason, "; every");
+    if (semi) {
+      char tail[128];
+      snprintf(tail, sizeof tail, "%s", semi);
+      snprintf(semi, len - (size_t)(semi - reason), "%s)%s", api->funcs[freer].name, tail);
+    }
+    (void)n;
+  }
+  return SF_LIKELY_BUG;
+}

@@ -1,0 +1,35 @@
+/* triage.h: is a crash a bug of the library or a misuse by the grammar?
+ *
+ * seqfuzz only makes calls its grammar declares legal, so a crash is a bug
+ * unless the grammar is wrong about the library's contract. The checks
+ * follow JCrasher's rule (a fault inside the directly called function on an
+ * argument it never promised to accept is a precondition violation), adapted
+ * to C and to what a grammar can get wrong:
+ *  - a double free or use after free of a handle that a call the grammar says
+ *    only borrows it had freed: the parameter should be `consume` (or the
+ *    result `owned_by`);
+ *  - a leak of a string result with no `release`, or of a handle whose type
+ *    has no destructor;
+ *  - a NULL dereference inside the directly called function that was passed
+ *    NULL where the grammar says `nullable`;
+ *  - an allocation too large inside the called function that was given a
+ *    size at the top of its declared range.
+ * Anything else is reported as a likely bug. */
+#ifndef SF_TRIAGE_H
+#define SF_TRIAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../sequence/seq.h"
+
+typedef enum sf_verdict {
+  SF_LIKELY_BUG,
+  SF_LIKELY_MISUSE,
+} sf_verdict;
+
+/* Classify the crash of sequence s (its minimized form, ideally) from the
+ * sanitizer report of running it; the reason is one sentence. */
+sf_verdict sf_triage_classify(const sf_seq *s, const char *report, char *reason, size_t len);
+
+#endif
