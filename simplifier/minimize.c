@@ -11,6 +11,12 @@ typedef struct minimizer {
   const sf_min_options *opt;
   sf_min_result *res;
   sf_seq cur, cand;
+  /* Replacement set: the corpus given, plus one-call sequences made from the
+   * grammar (each constructor that needs no handle, with minimal arguments). */
+  const sf_seq **repl;
+  uint32_t nrepl;
+  sf_seq *synth;
+  uint32_t nsynth;
   sf_buf enc;
   struct timespec start;
   bool out_of_budget;
@@ -112,8 +118,49 @@ static bool pass_remove(minimizer *z) {
 /* Replacement (Pacheco §6.1): call i and the calls that only fed it are
  * replaced by a shorter corpus sequence ending in a value of the same type;
  * every use of i's value then uses that value. */
+/* A call of f with the smallest legal arguments, if it needs no handle. */
+static bool minimal_call(const sf_api *api, uint32_t fi, sf_seq *s) {
+  const sf_func *f = &api->funcs[fi];
+  for (uint32_t i = 0; i < f->nparams; i++)
+    if (f->params[i].kind == SF_HANDLE && sf_param_is_input(&f->params[i]) &&
+        !(f->params[i].flags & SF_P_NULLABLE))
+      return false;
+  sf_seq_clear(s);
+  sf_arg *a = sf_seq_add_call(s, fi);
+  if (!a) return false;
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    const sf_param *p = &f->params[i];
+    if (!sf_param_is_input(p) || p->kind == SF_HANDLE) continue;
+    if (p->kind == SF_STRING) continue; /* "" */
+    if (p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
+      uint64_t lo = p->array_len, hi = p->array_len;
+      if (p->kind == SF_BUFFER) sf_seq_buffer_bounds(f, p, &lo, &hi);
+      uint8_t zeros[256] = {0};
+      size_t n = (size_t)lo * sf_kind_size(p->elem);
+      if (n > sizeof zeros || sf_seq_set_bytes(s, &a[i], zeros, n)) return false;
+      continue;
+    }
+    a[i].bits = sf_arg_prim_ok(api, p, 0) ? 0 : sf_arg_prim_repair(api, p, p->lo);
+  }
+  return sf_seq_repair(s) >= 0 && s->ncalls == 1;
+}
+
+static void build_replacements(minimizer *z) {
+  const sf_api *api = z->api;
+  z->synth = calloc(api->nfuncs, sizeof *z->synth);
+  z->repl = calloc(api->nfuncs + z->opt->ncorpus, sizeof *z->repl);
+  if (!z->synth || !z->repl) return;
+  for (uint32_t fi = 0; fi < api->nfuncs; fi++) {
+    if (!api->funcs[fi].nproduced) continue;
+    sf_seq_init(&z->synth[z->nsynth], api);
+    if (minimal_call(api, fi, &z->synth[z->nsynth])) z->repl[z->nrepl++] = &z->synth[z->nsynth++];
+    else sf_seq_free(&z->synth[z->nsynth]);
+  }
+  for (uint32_t k = 0; k < z->opt->ncorpus; k++) z->repl[z->nrepl++] = &z->opt->corpus[k];
+}
+
 static bool pass_replace(minimizer *z) {
-  if (!z->opt->corpus || !z->opt->ncorpus) return false;
+  if (!z->nrepl) return false;
   bool any = false;
   for (uint32_t i = z->cur.ncalls; i-- > 0 && !z->out_of_budget;) {
     if (i >= z->cur.ncalls) continue;
@@ -142,9 +189,9 @@ static bool pass_replace(minimizer *z) {
       fed += used_by_i && !used_elsewhere;
     }
     uint32_t n_removed = 1 + fed;
-    for (uint32_t k = 0; k < z->opt->ncorpus && !z->out_of_budget; k++) {
-      const sf_seq *r = &z->opt->corpus[k];
-      if (r->ncalls == 0 || r->ncalls >= n_removed || r->api != z->api) continue;
+    for (uint32_t k = 0; k < z->nrepl && !z->out_of_budget; k++) {
+      const sf_seq *r = z->repl[k];
+      if (r->ncalls == 0 || r->ncalls > n_removed || r->api != z->api) continue;
       /* The last value of the right type in r stands in for call i's value. */
       int64_t stand = -1;
       for (uint32_t v = 0; v < r->nvals; v++)
@@ -314,6 +361,7 @@ int sf_minimize(const sf_api *api, const sf_seq *in, const sf_min_options *opt, 
   char sig[512];
   sf_signature_format(&res->sig, sig, sizeof sig);
   progress(&z, "crash: %s (%u calls)", sig, z.cur.ncalls);
+  build_replacements(&z);
   pass_prefix(&z);
   for (int round = 0; round < 8 && !z.out_of_budget; round++) {
     bool changed = pass_remove(&z);
@@ -325,6 +373,9 @@ int sf_minimize(const sf_api *api, const sf_seq *in, const sf_min_options *opt, 
   if (z.out_of_budget) progress(&z, "budget used up: stopping with what is minimal so far");
   if (sf_seq_copy(out, &z.cur) == 0) rc = 0;
 done:
+  for (uint32_t k = 0; k < z.nsynth; k++) sf_seq_free(&z.synth[k]);
+  free(z.synth);
+  free(z.repl);
   res->seconds = elapsed(&z);
   res->calls_after = z.cur.ncalls;
   sf_seq_free(&z.cur);

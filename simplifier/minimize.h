@@ -6,7 +6,9 @@
  *  1. cut after the crashing call (the shortest crashing prefix);
  *  2. remove calls from the end backwards, with the calls that only fed them;
  *  3. replacement (Pacheco's §6.1): replace a call and what only fed it by a
- *     shorter sequence from the corpus producing a value it can stand in for;
+ *     sequence no longer, producing a value it can stand in for: from the
+ *     corpus, or one constructor call from the grammar with minimal arguments
+ *     (`h2 = kv_snapshot(h1)` fed by `h1 = kv_open(..)` becomes `h2 = kv_open(..)`);
  *  4. merge handle arguments where an earlier value can serve;
  *  5. shrink primitives toward 0 and small values, strings and buffers toward
  *     shorter and simpler bytes.
