@@ -272,6 +272,45 @@ static bool try_bytes(minimizer *z, uint32_t ci, uint32_t p, const uint8_t *d, s
   return try_cand(z);
 }
 
+/* Strings used by several calls usually have to stay equal (a key put and
+ * then deleted): try replacing every occurrence of one at once by "" and "a". */
+static bool pass_shrink_shared(minimizer *z) {
+  bool any = false;
+  static const char *const simpler[] = {"", "a"};
+  for (uint32_t ci = 0; ci < z->cur.ncalls && !z->out_of_budget; ci++) {
+    const sf_func *f = sf_seq_func(&z->cur, ci);
+    for (uint32_t p = 0; p < f->nparams && !z->out_of_budget; p++) {
+      const sf_param *pp = &f->params[p];
+      if (!sf_param_is_input(pp) || (pp->kind != SF_STRING && pp->kind != SF_BUFFER)) continue;
+      sf_arg a = sf_seq_args(&z->cur, ci)[p];
+      if (a.len <= 1 || (pp->kind == SF_STRING && a.bits)) continue;
+      char value[256];
+      if (a.len >= sizeof value) continue;
+      memcpy(value, sf_seq_bytes(&z->cur, &a), a.len);
+      size_t vlen = a.len;
+      for (int k = 0; k < 2; k++) {
+        if (sf_seq_copy(&z->cand, &z->cur)) return any;
+        for (uint32_t cj = 0; cj < z->cand.ncalls; cj++) {
+          const sf_func *g = sf_seq_func(&z->cand, cj);
+          for (uint32_t q = 0; q < g->nparams; q++) {
+            sf_arg *b = &sf_seq_args(&z->cand, cj)[q];
+            bool bytes = g->params[q].kind == SF_STRING || g->params[q].kind == SF_BUFFER;
+            if (sf_param_is_input(&g->params[q]) && bytes && b->len == vlen &&
+                memcmp(sf_seq_bytes(&z->cand, b), value, vlen) == 0)
+              sf_seq_set_bytes(&z->cand, b, simpler[k], strlen(simpler[k]));
+          }
+        }
+        if (try_cand(z)) {
+          any = true;
+          progress(z, "shrink: every \"%.*s\" -> \"%s\"", (int)vlen, value, simpler[k]);
+          break;
+        }
+      }
+    }
+  }
+  return any;
+}
+
 /* Shrink primitives toward 0 (or the range's low end) and bytes toward
  * shorter, simpler ones. */
 static bool pass_shrink(minimizer *z) {
@@ -367,6 +406,7 @@ int sf_minimize(const sf_api *api, const sf_seq *in, const sf_min_options *opt, 
     bool changed = pass_remove(&z);
     changed |= pass_replace(&z);
     changed |= pass_merge(&z);
+    changed |= pass_shrink_shared(&z);
     changed |= pass_shrink(&z);
     if (!changed) break;
   }
