@@ -26,6 +26,14 @@ grep -q "seqfuzz min: $want" "$work/min.log" || { echo "FAIL: signature changed"
 "$work/repro" >"$work/repro.log" 2>&1 && { echo "FAIL: reproducer does not crash"; exit 1; }
 got=$("$sf" signature "$work/repro.log")
 [ "$got" = "$want" ] || { echo "FAIL: reproducer crashes as '$got'"; exit 1; }
+# A crash whose minimum needs a replacement, not only removal: h2 comes from
+# kv_snapshot(h1) and removing h1's kv_open removes everything; replacing the
+# snapshot (and the kv_open only it used) by one kv_open reaches 5 calls.
+"$sf" encode "$api" "$src/tests/data/needs_replacement.seq" -o "$work/repl"
+"$sf" min "$api" "$work/repl" --target "$build/kvstore_fuzzer" -o "$work/repl.min" >"$work/repl.txt" 2>"$work/repl.log"
+grep -q "replacement:" "$work/repl.log" || { echo "FAIL: no replacement step"; cat "$work/repl.log"; exit 1; }
+[ "$(grep -c ';' "$work/repl.txt")" -le 5 ] || { echo "FAIL: replacement case not minimal"; cat "$work/repl.txt"; exit 1; }
+echo "replacement case: $(tail -n1 "$work/repl.log")"
 # libFuzzer's own -minimize_crash=1 goes through the custom mutator and works.
 (cd "$work" && "$build/kvstore_fuzzer" -minimize_crash=1 -runs=2000 -seed=1 crash >lf-min.log 2>&1) || true
 best=$(grep -o "failed to minimize beyond [^ ]* ([0-9]* bytes)" "$work/lf-min.log" | awk '{print $5}' || true)
