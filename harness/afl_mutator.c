@@ -169,34 +169,16 @@ int32_t afl_custom_init_trim(void *data, uint8_t *buf, size_t buf_size) {
   return (int32_t)st->trim_total;
 }
 
-/* cand = cur without call `skip` (dependents dropped by repair). */
-static void without_call(afl_seqfuzz *st, uint32_t skip) {
-  const sf_seq *cur = &st->trim_cur;
-  sf_seq *cand = &st->trim_cand;
-  sf_seq_clear(cand);
-  uint64_t *map = malloc(((size_t)cur->nvals + 1) * sizeof *map);
-  if (!map) return;
-  for (uint32_t v = 0; v <= cur->nvals; v++) map[v] = UINT64_MAX - 1; /* dangling */
-  for (uint32_t ci = 0; ci < cur->ncalls; ci++) {
-    if (ci == skip) continue;
-    uint32_t v0 = cand->nvals;
-    if (!sf_seq_append_from(cand, cur, ci, map)) break;
-    for (uint32_t k = 0; k < sf_seq_func(cur, ci)->nproduced; k++)
-      map[cur->calls[ci].val0 + k] = v0 + k;
-  }
-  free(map);
-  if (sf_seq_repair(cand) < 0) sf_seq_clear(cand);
-}
-
 size_t afl_custom_trim(void *data, uint8_t **out_buf) {
   afl_seqfuzz *st = data;
   /* Steps count down from the last call: removing later calls first keeps
    * the indexes of the earlier ones. */
   uint32_t victim = st->trim_cur.ncalls - 1 - st->trim_step;
-  without_call(st, victim < st->trim_cur.ncalls ? victim : 0);
+  if (sf_seq_without_call(&st->trim_cur, victim < st->trim_cur.ncalls ? victim : 0, &st->trim_cand))
+    sf_seq_clear(&st->trim_cand);
   sf_buf_reset(&st->trim_out);
-  st->trim_skip = sf_seq_encode(&st->trim_cand, &st->trim_out) != 0 ||
-                  st->trim_out.len > st->trim_len;
+  st->trim_skip =
+      sf_seq_encode(&st->trim_cand, &st->trim_out) != 0 || st->trim_out.len > st->trim_len;
   if (st->trim_skip) { /* AFL++ refuses a larger result: offer the current entry */
     sf_buf_reset(&st->trim_out);
     sf_seq_encode(&st->trim_cur, &st->trim_out);

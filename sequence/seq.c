@@ -159,6 +159,26 @@ sf_arg *sf_seq_append_from(sf_seq *dst, const sf_seq *src, uint32_t ci, const ui
   return out;
 }
 
+int sf_seq_without_call(const sf_seq *src, uint32_t skip, sf_seq *dst) {
+  sf_seq_clear(dst);
+  dst->api = src->api;
+  uint64_t *map = malloc(((size_t)src->nvals + 1) * sizeof *map);
+  if (!map) return -1;
+  /* Values of the skipped call dangle; repair drops the calls using them. */
+  for (uint32_t v = 0; v <= src->nvals; v++)
+    map[v] = UINT64_MAX - 1;
+  int rc = 0;
+  for (uint32_t ci = 0; ci < src->ncalls && rc == 0; ci++) {
+    if (ci == skip) continue;
+    uint32_t v0 = dst->nvals;
+    if (!sf_seq_append_from(dst, src, ci, map)) rc = -1;
+    for (uint32_t k = 0; k < sf_seq_func(src, ci)->nproduced; k++)
+      map[src->calls[ci].val0 + k] = v0 + k;
+  }
+  free(map);
+  return rc == 0 && sf_seq_repair(dst) >= 0 ? 0 : -1;
+}
+
 void sf_seq_truncate(sf_seq *s, uint32_t n) {
   if (n >= s->ncalls) return;
   s->ncalls = n;

@@ -92,6 +92,10 @@ static inline const sf_func *sf_seq_func(const sf_seq *s, uint32_t ci) {
   return &s->api->funcs[s->calls[ci].func];
 }
 
+/* dst = src without call `skip` and without the calls that depended on what
+ * it produced (dst is repaired, so valid). -1 on OOM. */
+int sf_seq_without_call(const sf_seq *src, uint32_t skip, sf_seq *dst);
+
 /* Keep only the first n calls (a prefix of a valid sequence is valid). */
 void sf_seq_truncate(sf_seq *s, uint32_t n);
 

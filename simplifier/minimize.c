@@ -65,26 +65,6 @@ static bool try_cand(minimizer *z) {
   return true;
 }
 
-/* cand = cur without call `skip`; handles it produced become dangling, so
- * repair drops the calls that used them. */
-static int without_call(minimizer *z, uint32_t skip) {
-  sf_seq_clear(&z->cand);
-  uint64_t *map = malloc(((size_t)z->cur.nvals + 1) * sizeof *map);
-  if (!map) return -1;
-  for (uint32_t v = 0; v <= z->cur.nvals; v++)
-    map[v] = UINT64_MAX - 1; /* dangling */
-  int rc = 0;
-  for (uint32_t ci = 0; ci < z->cur.ncalls && rc == 0; ci++) {
-    if (ci == skip) continue;
-    uint32_t v0 = z->cand.nvals;
-    if (!sf_seq_append_from(&z->cand, &z->cur, ci, map)) rc = -1;
-    for (uint32_t k = 0; k < sf_seq_func(&z->cur, ci)->nproduced; k++)
-      map[z->cur.calls[ci].val0 + k] = v0 + k;
-  }
-  free(map);
-  return rc;
-}
-
 static bool pass_prefix(minimizer *z) {
   uint32_t lo = 1, hi = z->cur.ncalls;
   while (lo < hi && !z->out_of_budget) {
@@ -107,7 +87,7 @@ static bool pass_remove(minimizer *z) {
   for (uint32_t i = z->cur.ncalls; i-- > 0 && !z->out_of_budget;) {
     if (i >= z->cur.ncalls) continue;
     uint32_t before = z->cur.ncalls;
-    if (without_call(z, i) == 0 && try_cand(z)) {
+    if (sf_seq_without_call(&z->cur, i, &z->cand) == 0 && try_cand(z)) {
       any = true;
       progress(z, "removal: %u -> %u calls", before, z->cur.ncalls);
     }
@@ -153,10 +133,13 @@ static void build_replacements(minimizer *z) {
   for (uint32_t fi = 0; fi < api->nfuncs; fi++) {
     if (!api->funcs[fi].nproduced) continue;
     sf_seq_init(&z->synth[z->nsynth], api);
-    if (minimal_call(api, fi, &z->synth[z->nsynth])) z->repl[z->nrepl++] = &z->synth[z->nsynth++];
-    else sf_seq_free(&z->synth[z->nsynth]);
+    if (minimal_call(api, fi, &z->synth[z->nsynth]))
+      z->repl[z->nrepl++] = &z->synth[z->nsynth++];
+    else
+      sf_seq_free(&z->synth[z->nsynth]);
   }
-  for (uint32_t k = 0; k < z->opt->ncorpus; k++) z->repl[z->nrepl++] = &z->opt->corpus[k];
+  for (uint32_t k = 0; k < z->opt->ncorpus; k++)
+    z->repl[z->nrepl++] = &z->opt->corpus[k];
 }
 
 static bool pass_replace(minimizer *z) {
@@ -413,7 +396,8 @@ int sf_minimize(const sf_api *api, const sf_seq *in, const sf_min_options *opt, 
   if (z.out_of_budget) progress(&z, "budget used up: stopping with what is minimal so far");
   if (sf_seq_copy(out, &z.cur) == 0) rc = 0;
 done:
-  for (uint32_t k = 0; k < z.nsynth; k++) sf_seq_free(&z.synth[k]);
+  for (uint32_t k = 0; k < z.nsynth; k++)
+    sf_seq_free(&z.synth[k]);
   free(z.synth);
   free(z.repl);
   res->seconds = elapsed(&z);
