@@ -40,7 +40,7 @@ struct sf_mutator {
   sf_mutator_runner runner;
   void *runner_ctx;
   sf_byte_mutator byte_mutator;
-  bool no_pool; /* building must not depend on the pool (interpretation) */
+  bool no_pool;        /* building must not depend on the pool (interpretation) */
   sf_feedback noted;   /* record of the engine's last run */
   sf_feedback scratch; /* record filled by the runner */
   uint64_t last_out;   /* hash of the last output (m->next) */
@@ -125,7 +125,9 @@ void sf_mutator_free(sf_mutator *m) {
   free(m);
 }
 
-void sf_mutator_set_byte_mutator(sf_mutator *m, sf_byte_mutator fn) { m->byte_mutator = fn; }
+void sf_mutator_set_byte_mutator(sf_mutator *m, sf_byte_mutator fn) {
+  m->byte_mutator = fn;
+}
 
 void sf_mutator_set_runner(sf_mutator *m, sf_mutator_runner run, void *ctx) {
   m->runner = run;
@@ -146,8 +148,8 @@ const sf_seq *sf_mutator_last_output(const sf_mutator *m, uint64_t hash) {
 /* What is known of an input: its pool entry, adding it with a run by the
  * runner if it is new and not the engine's last run. *legal receives the
  * calls known to be legal. */
-static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n, uint32_t *legal) {
-  uint64_t h = sf_feedback_input_hash(d, n);
+static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n, uint64_t h,
+                                       uint32_t *legal) {
   const sf_pool_entry *e = sf_pool_find(m->pool, h);
   if (!e && sf_feedback_valid(&m->noted, h)) {
     *legal = m->noted.stop_call; /* an intermediate input: legality only */
@@ -642,10 +644,12 @@ static int mut_arg(sf_mutator *m) {
       m->last_op = "change-engine";
       uint8_t le[8];
       unsigned sz = sf_kind_size(p->kind);
-      for (unsigned k = 0; k < 8; k++) le[k] = (uint8_t)(a->bits >> (8 * k));
+      for (unsigned k = 0; k < 8; k++)
+        le[k] = (uint8_t)(a->bits >> (8 * k));
       size_t n = m->byte_mutator(le, sz, sz);
       uint64_t v = 0;
-      for (unsigned k = 0; k < sz; k++) v |= (uint64_t)le[k] << (8 * k);
+      for (unsigned k = 0; k < sz; k++)
+        v |= (uint64_t)le[k] << (8 * k);
       a->bits = sf_arg_prim_repair(m->api, p, n ? v : a->bits);
     } else if (sf_kind_is_int(p->kind) && sf_rng_chance(&m->rng, 1, 3)) {
       int64_t delta = (int64_t)sf_rng_below(&m->rng, 33) - 16;
@@ -704,10 +708,20 @@ static int splice(sf_mutator *m, const uint8_t *oreus, uint32_t noreus) {
 /* Decode an input into m->cur, applying what its run told: cut before an
  * illegal call (legality) and take its reusable flags (equivalence). */
 static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
+  uint64_t h = sf_feedback_input_hash(d, n);
+  /* libFuzzer stacks mutations: the input is often our last output, still
+   * in m->next; take it instead of decoding its bytes again. */
+  bool ours = m->last_out_valid && m->last_out == h;
   m->last_out_valid = false; /* m->next is about to change */
   uint32_t legal;
-  const sf_pool_entry *e = know_input(m, d, n, &legal);
-  if (sf_mutator_interpret(m, &m->cur, d, n)) sf_seq_clear(&m->cur);
+  const sf_pool_entry *e = know_input(m, d, n, h, &legal);
+  if (ours) {
+    sf_seq tmp = m->cur;
+    m->cur = m->next;
+    m->next = tmp;
+  } else if (sf_mutator_interpret(m, &m->cur, d, n)) {
+    sf_seq_clear(&m->cur);
+  }
   m->ncur_reus = 0;
   if (!m->opt.no_legality && legal < m->cur.ncalls) {
     sf_seq_truncate(&m->cur, legal);
@@ -822,7 +836,7 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
   sf_rng_seed(&m->rng, seed);
   m->last_out_valid = false;
   uint32_t legal2;
-  const sf_pool_entry *e2 = know_input(m, d2, s2, &legal2);
+  const sf_pool_entry *e2 = know_input(m, d2, s2, sf_feedback_input_hash(d2, s2), &legal2);
   if (sf_seq_decode(&m->other, m->api, d2, s2) != SF_DECODE_OK) sf_seq_clear(&m->other);
   if (!m->opt.no_legality && legal2 < m->other.ncalls) sf_seq_truncate(&m->other, legal2);
   /* load_input after other: it may add to the pool, which e2 points into. */
