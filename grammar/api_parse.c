@@ -434,12 +434,9 @@ static bool lookup_type(parser *ps, const sf_tok *t, sf_kind *kind, uint32_t *in
 
 static char *make_ctype(const char *base, int stars, bool is_const) {
   sf_buf b = {0};
-  if (is_const) sf_buf_printf(&b, "const ");
-  sf_buf_printf(&b, "%s", base);
-  if (stars) sf_buf_printf(&b, " ");
-  for (int i = 0; i < stars; i++)
-    sf_buf_printf(&b, "*");
-  char *s = sf_buf_cstr(&b);
+  int rc = sf_buf_printf(&b, "%s%s%s%.*s", is_const ? "const " : "", base, stars ? " " : "", stars,
+                         "**********");
+  char *s = rc ? NULL : sf_buf_cstr(&b);
   if (!s) sf_buf_free(&b);
   return s;
 }
@@ -885,49 +882,47 @@ static void resolve_pending(parser *ps) {
 
 /* ---- fingerprint -------------------------------------------------------- */
 
-static void fp_param(sf_buf *b, const sf_param *p) {
-  sf_buf_put_varint(b, p->kind);
-  sf_buf_put_varint(b, p->elem);
-  sf_buf_put_varint(b, p->type_index);
-  sf_buf_put_varint(b, p->array_len);
-  sf_buf_put_varint(b, (uint64_t)(int64_t)p->len_param);
-  sf_buf_put_varint(b, p->flags);
-  sf_buf_put_varint(b, p->lo);
-  sf_buf_put_varint(b, p->hi);
-  sf_buf_put_varint(b, p->nexcluded);
+/* Hashing without allocating (the fingerprint must not fail). */
+static uint64_t fp_str(uint64_t h, const char *str) {
+  return sf_hash_mix(h, sf_hash_bytes(str, strlen(str), 0x5e9f));
+}
+
+static uint64_t fp_param(uint64_t h, const sf_param *p) {
+  const uint64_t fields[] = {
+      p->kind,  p->elem, p->type_index, p->array_len, (uint64_t)(int64_t)p->len_param,
+      p->flags, p->lo,   p->hi,         p->nexcluded};
+  for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+    h = sf_hash_mix(h, fields[i]);
   for (uint32_t i = 0; i < p->nexcluded; i++)
-    sf_buf_put_varint(b, p->excluded[i]);
+    h = sf_hash_mix(h, p->excluded[i]);
+  return h;
 }
 
 static uint32_t fingerprint(const sf_api *api) {
-  sf_buf b = {0};
-  sf_buf_put_varint(&b, api->nhandles);
+  uint64_t h = sf_hash_mix(0x5e9f, api->nhandles);
   for (uint32_t i = 0; i < api->nhandles; i++)
-    sf_buf_printf(&b, "%s;", api->handles[i].name);
-  sf_buf_put_varint(&b, api->nenums);
+    h = fp_str(h, api->handles[i].name);
+  h = sf_hash_mix(h, api->nenums);
   for (uint32_t i = 0; i < api->nenums; i++) {
     const sf_enum *e = &api->enums[i];
-    sf_buf_printf(&b, "%s;%d;%d;", e->name, e->is_flags, e->base);
+    h = sf_hash_mix(sf_hash_mix(sf_hash_mix(fp_str(h, e->name), e->is_flags), e->base), e->nconsts);
     for (uint32_t j = 0; j < e->nconsts; j++)
-      sf_buf_put_varint(&b, (uint64_t)e->consts[j].value);
+      h = sf_hash_mix(h, (uint64_t)e->consts[j].value);
   }
-  sf_buf_put_varint(&b, api->nfuncs);
+  h = sf_hash_mix(h, api->nfuncs);
   for (uint32_t i = 0; i < api->nfuncs; i++) {
     const sf_func *f = &api->funcs[i];
-    sf_buf_printf(&b, "%s;", f->name);
-    fp_param(&b, &f->ret);
-    sf_buf_put_varint(&b, f->nparams);
+    h = fp_param(fp_str(h, f->name), &f->ret);
+    h = sf_hash_mix(h, f->nparams);
     for (uint32_t j = 0; j < f->nparams; j++)
-      fp_param(&b, &f->params[j]);
-    sf_buf_put_varint(&b, f->flags);
-    sf_buf_put_varint(&b, f->err_cmp);
-    sf_buf_put_varint(&b, f->err_value);
-    sf_buf_put_varint(&b, (uint64_t)(int64_t)f->owner_param);
+      h = fp_param(h, &f->params[j]);
+    const uint64_t fields[] = {f->flags, f->err_cmp, f->err_value,
+                               (uint64_t)(int64_t)f->owner_param, f->ninvalidated_by};
+    for (size_t k = 0; k < sizeof fields / sizeof *fields; k++)
+      h = sf_hash_mix(h, fields[k]);
     for (uint32_t j = 0; j < f->ninvalidated_by; j++)
-      sf_buf_put_varint(&b, f->invalidated_by[j]);
+      h = sf_hash_mix(h, f->invalidated_by[j]);
   }
-  uint64_t h = sf_hash_bytes(b.data, b.len, 0x5e9f);
-  sf_buf_free(&b);
   return (uint32_t)(h ^ (h >> 32));
 }
 
