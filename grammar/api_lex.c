@@ -33,7 +33,9 @@ static void advance(sf_lexer *lx) {
   lx->p++;
 }
 
-static void skip_space_and_comments(sf_lexer *lx) {
+/* Returns false at an unterminated block comment, whose start goes to
+ * line and col. */
+static bool skip_space_and_comments(sf_lexer *lx, uint32_t *line, uint32_t *col) {
   for (;;) {
     int c = peek(lx, 0);
     if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v') {
@@ -42,14 +44,17 @@ static void skip_space_and_comments(sf_lexer *lx) {
       while (peek(lx, 0) != -1 && peek(lx, 0) != '\n')
         advance(lx);
     } else if (c == '/' && peek(lx, 1) == '*') {
+      *line = lx->line;
+      *col = lx->col;
       advance(lx);
       advance(lx);
       while (peek(lx, 0) != -1 && !(peek(lx, 0) == '*' && peek(lx, 1) == '/'))
         advance(lx);
+      if (peek(lx, 0) == -1) return false;
       advance(lx);
       advance(lx);
     } else {
-      return;
+      return true;
     }
   }
 }
@@ -201,12 +206,18 @@ static sf_tok lex_number(sf_lexer *lx, sf_tok t) {
 }
 
 sf_tok sf_lex_next(sf_lexer *lx) {
-  skip_space_and_comments(lx);
+  uint32_t cline = 0, ccol = 0;
+  bool closed = skip_space_and_comments(lx, &cline, &ccol);
   sf_tok t;
   memset(&t, 0, sizeof t);
   t.line = lx->line;
   t.col = lx->col;
   t.start = lx->p;
+  if (!closed) {
+    t.line = cline;
+    t.col = ccol;
+    return error_tok(t, "unterminated comment");
+  }
   int c = peek(lx, 0);
   if (c == -1) {
     t.kind = SF_TOK_EOF;

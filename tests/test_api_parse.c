@@ -124,6 +124,8 @@ static const struct {
     {"api t;\nfunc void f(int x)\n", "t.api:3:1: expected ';'"},
     {"api t;\nfunc void f(consume int x);\n", "t.api:2:21: only handle parameters can be consumed"},
     {"api t;\nfunc void f(int x @);\n", "t.api:2:19: unexpected character"},
+    {"api t;\nfunc void f(int x);\n/* never closed\nfunc void g(int y);\n",
+     "t.api:3:1: unterminated comment"},
     {"api t;\nfunc void f(int x >= 10 in [0, 5]);\n",
      "t.api:2:25: constraints leave no legal value"},
     {"api t;\nfunc void f(u32 x == 5 != 5);\n", "t.api:2:24: constraints leave no legal value"},
