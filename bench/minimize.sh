@@ -54,8 +54,8 @@ for seed in $(seq 1 "$n"); do
   AFL_SKIP_CPUFREQ=1 afl-tmin -i "$crash" -o "$d/tmin" -m none -- "$root/build-afl/kvstore_fuzzer" >"$d/tmin.log" 2>&1 || true
   t1=$(now)
   if [ -f "$d/tmin" ]; then
-    runs=$(grep -o '[0-9]* total execs' "$d/tmin.log" | awk '{print $1}' || true)
-    [ -n "$runs" ] || runs=$(grep -oE 'execs: [0-9]+|[0-9]+ execs' "$d/tmin.log" | tail -n1 | grep -oE '[0-9]+' || true)
+    runs=$(sed 's/\x1b\[[0-9;]*m//g' "$d/tmin.log" | grep -o 'Number of execs done : [0-9]*' |
+      awk '{print $NF}' || true)
     same=no; crashes_same "$d/tmin" && same=yes
     printf '%-6s %-22s %7s %7s %7s %8.2f %s\n' "s$seed" afl-tmin "$(calls "$d/tmin")" \
       "$(wc -c <"$d/tmin")" "${runs:-?}" "$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')" "$same"
