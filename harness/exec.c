@@ -7,6 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One argument as libffi reads it: the bytes at the slot's address. */
+typedef union slot {
+  uint64_t u; /* integers (little endian: narrower ones in the low bytes), float bits */
+  void *p;
+} slot;
+
 typedef struct prepared {
   void (*fn)(void);
   void (*release)(void *);
@@ -121,14 +127,16 @@ sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *
   for (uint32_t i = 0; i < api->nfuncs; i++) {
     const sf_func *f = &api->funcs[i];
     prepared *pf = &x->funcs[i];
-    *(void **)&pf->fn = resolve(ctx, f->name);
+    void *fn = resolve(ctx, f->name);
+    memcpy(&pf->fn, &fn, sizeof fn); /* object pointer to function pointer (POSIX) */
     if (!pf->fn) {
       if (err && errlen) snprintf(err, errlen, "%s: symbol not found", f->name);
       sf_exec_free(x);
       return NULL;
     }
     if (f->release) {
-      *(void **)&pf->release = resolve(ctx, f->release);
+      void *rel = resolve(ctx, f->release);
+      memcpy(&pf->release, &rel, sizeof rel);
       if (!pf->release) {
         if (err && errlen) snprintf(err, errlen, "%s: symbol not found", f->release);
         sf_exec_free(x);
@@ -268,7 +276,7 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
   const sf_func *f = sf_seq_func(s, ci);
   const sf_arg *a = sf_seq_args(s, ci);
   prepared *pf = &x->funcs[s->calls[ci].func];
-  uint64_t slots[64];
+  slot slots[64];
   void *argp[64];
   struct block temps[64];
   uint32_t ntemps = 0;
@@ -279,12 +287,12 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
     const sf_param *p = &f->params[i];
     argp[i] = &slots[i];
     if (p->flags & SF_P_OUT) {
-      *(uint64_t **)&slots[i] = &o->outs[i];
+      slots[i].p = &o->outs[i];
       continue;
     }
     switch (p->kind) {
     case SF_HANDLE:
-      *(void **)&slots[i] = a[i].bits == SF_NULL_REF ? NULL : x->ptrs[a[i].bits];
+      slots[i].p = a[i].bits == SF_NULL_REF ? NULL : x->ptrs[a[i].bits];
       break;
     case SF_STRING:
     case SF_BUFFER:
@@ -298,7 +306,7 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
       }
       if (a[i].len) memcpy(blk, sf_seq_bytes(s, &a[i]), a[i].len);
       if (p->kind == SF_STRING) blk[a[i].len] = 0;
-      *(void **)&slots[i] = blk;
+      slots[i].p = blk;
       if (p->flags & SF_P_KEEP) {
         if (push_ptr(&x->kept, &x->nkept, &x->keptcap, blk)) {
           free(blk);
@@ -307,15 +315,15 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
       } else {
         temps[ntemps++] = (struct block){blk, n};
       }
-      if (p->kind == SF_BUFFER) slots[p->len_param] = a[i].len / sf_kind_size(p->elem);
+      if (p->kind == SF_BUFFER) slots[p->len_param].u = a[i].len / sf_kind_size(p->elem);
       break;
     }
     case SF_ENUM:
     case SF_FLAGS:
-      slots[i] = enum_value(api, p, a[i].bits);
+      slots[i].u = enum_value(api, p, a[i].bits);
       break;
     default:
-      if (!(p->flags & SF_P_LENGTH)) slots[i] = a[i].bits; /* floats: bits in the low bytes */
+      if (!(p->flags & SF_P_LENGTH)) slots[i].u = a[i].bits; /* floats: bits in the low bytes */
     }
   }
   union {
@@ -366,16 +374,17 @@ static void call_destructor(sf_exec *x, uint32_t vid) {
   if (h->destructor < 0) return;
   const sf_func *f = &x->api->funcs[h->destructor];
   prepared *pf = &x->funcs[h->destructor];
-  uint64_t slots[64], outs[64];
+  slot slots[64];
+  uint64_t outs[64];
   void *argp[64];
   bool done = false;
   for (uint32_t i = 0; i < f->nparams; i++) {
-    slots[i] = 0;
+    slots[i].u = 0;
     argp[i] = &slots[i];
     if (f->params[i].flags & SF_P_OUT) {
-      *(uint64_t **)&slots[i] = &outs[i];
+      slots[i].p = &outs[i];
     } else if (f->params[i].kind == SF_HANDLE && !done) {
-      *(void **)&slots[i] = x->ptrs[vid];
+      slots[i].p = x->ptrs[vid];
       done = true;
     }
   }
@@ -392,14 +401,15 @@ int sf_exec_observe(sf_exec *x, uint32_t vid, uint64_t *state) {
     uint32_t fi = x->observers[h][k];
     const sf_func *f = &x->api->funcs[fi];
     prepared *pf = &x->funcs[fi];
-    uint64_t slots[64], outs[64];
+    slot slots[64];
+    uint64_t outs[64];
     void *argp[64];
     for (uint32_t i = 0; i < f->nparams; i++) {
       argp[i] = &slots[i];
       if (f->params[i].flags & SF_P_OUT)
-        *(uint64_t **)&slots[i] = &outs[i];
+        slots[i].p = &outs[i];
       else
-        *(void **)&slots[i] = x->ptrs[vid];
+        slots[i].p = x->ptrs[vid];
     }
     union {
       ffi_arg a;

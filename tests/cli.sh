@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
 # The seqfuzz command line: outputs, exit codes and error messages.
 set -uo pipefail
-build=$1 src=$2
+build=$1 src=$2 sanitized=${3:-1}
 api=$src/seeds/demo/kvstore.api
 sf=$build/seqfuzz
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fails=0
+fails=0 passes=0
+pass() { echo "ok   $1"; passes=$((passes + 1)); }
+fail() { echo "FAIL $1"; fails=$((fails + 1)); }
 expect() { # expect NAME WANTED_EXIT PATTERN -- command...
   local name=$1 want=$2 pat=$3
   shift 4
   "$@" >"$work/out" 2>&1
   local rc=$?
   if [ "$rc" != "$want" ] || { [ -n "$pat" ] && ! grep -qE -- "$pat" "$work/out"; }; then
-    echo "FAIL $name: exit $rc (wanted $want), output:"
+    fail "$name: exit $rc (wanted $want), output:"
     cat "$work/out"
-    fails=$((fails + 1))
   else
-    echo "ok   $name"
+    pass "$name"
   fi
 }
 expect check 0 "API 'kvstore' ok: 12 functions" -- "$sf" check "$api"
@@ -27,8 +28,8 @@ expect check-missing 1 "cannot open file" -- "$sf" check "$work/none.api"
 expect unknown-cmd 2 "unknown command" -- "$sf" frobnicate
 expect encode 0 "" -- "$sf" encode "$api" "$src/seeds/demo/seeds/iterate.seq" -o "$work/in.bin"
 "$sf" show "$api" "$work/in.bin" >"$work/shown"
-if diff -q "$work/shown" "$src/seeds/demo/seeds/iterate.seq" >/dev/null; then echo "ok   show-roundtrip"
-else echo "FAIL show-roundtrip"; diff "$work/shown" "$src/seeds/demo/seeds/iterate.seq"; fails=$((fails + 1)); fi
+if diff -q "$work/shown" "$src/seeds/demo/seeds/iterate.seq" >/dev/null; then pass show-roundtrip
+else fail show-roundtrip; diff "$work/shown" "$src/seeds/demo/seeds/iterate.seq"; fi
 printf 'h1 = kv_open(0, 0);\n' >"$work/bad.seq"
 expect encode-bad 1 "bad.seq:1:14: 0 violates the precondition of parameter 'capacity'" -- \
   "$sf" encode "$api" "$work/bad.seq" -o "$work/x"
@@ -41,13 +42,14 @@ printf 'h1 = kv_open(1, 0);\nkv_put(h1, "a", "");\nkv_put(h1, "b", "");\nkv_coun
 expect run-stops 1 "outcome: stopped at call 3: error-result" -- \
   "$sf" run "$api" "$work/full.seq" --lib "$build/libkvstore.so"
 printf 'h1 = kv_open(4, 0);\nkv_put(h1, "k", "v");\nh2 = kv_snapshot(h1);\nkv_del(h1, "k");\nkv_compact(h1);\n' >"$work/bug.seq"
-expect run-crash 2 "outcome: crashed" -- "$sf" run "$api" "$work/bug.seq" --lib "$build/libkvstore.so"
+if [ "$sanitized" = 1 ]; then # the use after free is only seen with AddressSanitizer
+  expect run-crash 2 "outcome: crashed" -- "$sf" run "$api" "$work/bug.seq" --lib "$build/libkvstore.so"
+fi
 expect run-nolib 3 "symbol not found|cannot open|No such file" -- "$sf" run "$api" "$work/bug.seq" --lib "$work/nolib.so"
 expect gen 0 "" -- "$sf" gen "$api" -o "$work/gen" -n 5 --calls 6
 n=$(ls "$work/gen" | wc -l)
-[ "$n" = 5 ] && echo "ok   gen-count" || { echo "FAIL gen-count: $n"; fails=$((fails + 1)); }
+[ "$n" = 5 ] && pass gen-count || fail "gen-count: $n"
 expect embed 0 "" -- "$sf" embed "$api" -o "$work/e.c"
-grep -q '{"kv_open", (void \*)&kv_open}' "$work/e.c" && echo "ok   embed-table" ||
-  { echo "FAIL embed-table"; fails=$((fails + 1)); }
-echo "$((20 - fails)) passed, $fails failed"
+grep -q '{"kv_open", (void \*)&kv_open}' "$work/e.c" && pass embed-table || fail embed-table
+echo "$passes passed, $fails failed"
 [ "$fails" = 0 ]
