@@ -5,66 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/sf_hash.h"
-#include "../base/sf_rng.h"
-#include "pool.h"
-
-#define DANGLING           (UINT64_MAX - 1) /* a value id that repair will treat as gone */
-#define MAX_PRODUCER_DEPTH 3
-
-struct sf_mutator {
-  const sf_api *api;
-  sf_mutator_options opt;
-  sf_rng rng;
-  uint32_t **producers; /* per handle type: functions producing it */
-  uint32_t *nproducers;
-  sf_seq cur, next; /* scratch sequences */
-  sf_seq other;
-  sf_life life;
-  sf_buf enc;
-  uint32_t *cands;
-  uint32_t ncap;
-  sf_pool *pool;
-  sf_hashset *emitted; /* canonical forms emitted (bounded) */
-  sf_mutator_stats stats;
-  const char *last_op;
-  /* Reusable flags: of the input being mutated (by its value ids) and of the
-   * sequence being built (by its value ids). */
-  uint8_t *cur_reus;
-  uint32_t ncur_reus;
-  uint8_t *reus;
-  uint32_t nreus, reuscap;
-  uint64_t *maps[2]; /* value maps, kept to avoid allocating per mutation */
-  uint32_t mapcap[2];
-  sf_buf bytes; /* scratch for building string and buffer arguments */
-  sf_mutator_runner runner;
-  void *runner_ctx;
-  sf_byte_mutator byte_mutator;
-  bool no_pool;        /* building must not depend on the pool (interpretation) */
-  sf_feedback noted;   /* record of the engine's last run */
-  sf_feedback scratch; /* record filled by the runner */
-  uint64_t last_out;   /* hash of the last output (m->next) */
-  bool last_out_valid;
-};
-
-/* Flag of value vid of the sequence being built. */
-static void set_reus(sf_mutator *m, uint32_t vid, uint8_t flag) {
-  if (vid >= m->reuscap) {
-    uint32_t c = m->reuscap ? m->reuscap : 64;
-    while (c <= vid)
-      c *= 2;
-    uint8_t *r = realloc(m->reus, c);
-    if (!r) return; /* flags are advice: missing ones read as reusable */
-    memset(r + m->reuscap, 1, c - m->reuscap);
-    m->reus = r;
-    m->reuscap = c;
-  }
-  m->reus[vid] = flag;
-}
-
-static bool is_reusable(const sf_mutator *m, uint32_t vid) {
-  return vid >= m->reuscap || m->reus[vid];
-}
+#include "internal.h"
 
 sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
   sf_mutator *m = calloc(1, sizeof *m);
@@ -178,377 +119,25 @@ const char *sf_mutator_last_op(const sf_mutator *m) {
   return m->last_op;
 }
 
-/* ---- primitive values --------------------------------------------------- */
-
-static uint64_t interesting_int(sf_mutator *m, const sf_param *p) {
-  static const int64_t table[] = {0,         1,        -1,        2,         3,
-                                  4,         7,        8,         15,        16,
-                                  31,        32,       63,        64,        100,
-                                  127,       128,      255,       256,       512,
-                                  1000,      1024,     4096,      32767,     32768,
-                                  65535,     65536,    INT32_MAX, INT32_MIN, (int64_t)UINT32_MAX,
-                                  INT64_MAX, INT64_MIN};
-  sf_rng *r = &m->rng;
-  switch (sf_rng_below(r, 6)) {
-  case 0:
-    return p->lo;
-  case 1:
-    return p->hi;
-  case 2:
-    return p->lo + sf_rng_below(r, 3);
-  case 3:
-    return p->hi - sf_rng_below(r, 3);
-  default:
-    return (uint64_t)table[sf_rng_below(r, sizeof table / sizeof *table)];
-  }
-}
-
-static uint64_t gen_int(sf_mutator *m, const sf_param *p) {
-  sf_rng *r = &m->rng;
-  const sf_api *api = m->api;
-  uint64_t v;
-  switch (sf_rng_below(r, 10)) {
-  case 0:
-  case 1:
-  case 2:
-    v = interesting_int(m, p);
-    break;
-  case 3:
-    if (api->nenums) {
-      const sf_enum *e = &api->enums[sf_rng_below(r, api->nenums)];
-      v = (uint64_t)e->consts[sf_rng_below(r, e->nconsts)].value;
-      break;
-    }
-    /* fall through */
-  case 4:
-  case 5:
-  case 6:
-    v = sf_rng_below(r, 17);
-    break;
-  default:
-    v = sf_rng_next(r) >> sf_rng_below(r, 64);
-  }
-  return sf_arg_prim_repair(api, p, v);
-}
-
-static uint64_t gen_float(sf_mutator *m, sf_kind k) {
-  static const double table[] = {
-      0.0,       -0.0,      1.0, -1.0, 0.5, 2.0, 10.0, 1e-300, 1e300, 1e30, 3.4028234663852886e38,
-      1.0 / 0.0, -1.0 / 0.0};
-  sf_rng *r = &m->rng;
-  double d;
-  if (sf_rng_chance(r, 1, 10)) return k == SF_F32 ? 0x7fc00000ULL : 0x7ff8000000000000ULL;
-  if (sf_rng_chance(r, 2, 3))
-    d = table[sf_rng_below(r, sizeof table / sizeof *table)];
-  else
-    d = (double)(int64_t)sf_rng_next(r) / (double)(1ULL << sf_rng_below(r, 63));
-  if (k == SF_F32) {
-    float f = (float)d;
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    return b;
-  }
-  uint64_t b;
-  memcpy(&b, &d, 8);
-  return b;
-}
-
-static uint64_t gen_prim(sf_mutator *m, const sf_param *p) {
-  sf_rng *r = &m->rng;
-  switch (p->kind) {
-  case SF_BOOL:
-    return sf_rng_below(r, 2);
-  case SF_F32:
-  case SF_F64:
-    return sf_arg_prim_repair(m->api, p, gen_float(m, p->kind));
-  case SF_ENUM:
-    return sf_rng_below(r, m->api->enums[p->type_index].nconsts);
-  case SF_FLAGS: {
-    uint32_t n = m->api->enums[p->type_index].nconsts;
-    uint64_t mask = 0;
-    if (sf_rng_chance(r, 1, 2))
-      mask = 1ULL << sf_rng_below(r, n);
-    else if (sf_rng_chance(r, 1, 2))
-      mask = sf_rng_next(r);
-    return sf_arg_prim_repair(m->api, p, mask);
-  }
-  default:
-    return gen_int(m, p);
-  }
-}
-
-/* Pick bytes for a string or buffer: from the dictionary, from another bytes
- * argument of the sequence (so keys match across calls), or random. */
-static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max_len) {
-  sf_rng *r = &m->rng;
-  sf_buf_reset(out);
-  uint32_t choice = (uint32_t)sf_rng_below(r, 10);
-  if (choice < 3 && m->api->ndict) {
-    const char *d = m->api->dict[sf_rng_below(r, m->api->ndict)];
-    sf_buf_append(out, d, strlen(d));
-  } else if (choice < 7 && s->ncalls) {
-    /* Reuse the bytes of an existing argument. */
-    for (int tries = 0; tries < 8; tries++) {
-      uint32_t ci = (uint32_t)sf_rng_below(r, s->ncalls);
-      const sf_func *f = sf_seq_func(s, ci);
-      if (!f->nparams) continue;
-      uint32_t i = (uint32_t)sf_rng_below(r, f->nparams);
-      sf_kind k = f->params[i].kind;
-      if (!sf_param_is_input(&f->params[i]) || !(k == SF_STRING || k == SF_BUFFER)) continue;
-      const sf_arg *a = &sf_seq_args(s, ci)[i];
-      sf_buf_append(out, sf_seq_bytes(s, a), a->len);
-      break;
-    }
-  }
-  if (out->len == 0 || choice >= 7) {
-    sf_buf_reset(out);
-    uint64_t n = sf_rng_chance(r, 3, 4) ? sf_rng_below(r, 9) : sf_rng_below(r, 65);
-    for (uint64_t i = 0; i < n; i++) {
-      uint8_t c = sf_rng_chance(r, 3, 4) ? (uint8_t)('a' + sf_rng_below(r, 26))
-                                         : (uint8_t)sf_rng_below(r, 256);
-      sf_buf_putc(out, c);
-    }
-  }
-  if (out->len > max_len) out->len = (size_t)max_len;
-}
-
-/* Fill a bytes argument (string, buffer, array) of p. */
-static int gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param *p, sf_arg *a) {
-  sf_buf *tmp = &m->bytes;
-  sf_buf_reset(tmp);
-  if (p->kind == SF_STRING) {
-    if ((p->flags & SF_P_NULLABLE) && sf_rng_chance(&m->rng, 1, 16)) {
-      a->bits = 1;
-      a->len = 0;
-      return 0;
-    }
-    pick_bytes(m, s, tmp, SF_MAX_STRING);
-    uint8_t *nul = tmp->len ? memchr(tmp->data, 0, tmp->len) : NULL;
-    if (nul) tmp->len = (size_t)(nul - tmp->data);
-    a->bits = 0;
-  } else {
-    unsigned es = sf_kind_size(p->elem);
-    uint64_t lo = p->array_len, hi = p->array_len;
-    if (p->kind == SF_BUFFER) sf_seq_buffer_bounds(f, p, &lo, &hi);
-    if (es == 1) {
-      pick_bytes(m, s, tmp, hi);
-    } else {
-      uint64_t n = lo + sf_rng_below(&m->rng, (hi - lo < 16 ? hi - lo : 16) + 1);
-      for (uint64_t i = 0; i < n; i++) {
-        sf_param ep = {0};
-        ep.kind = p->elem;
-        ep.hi = UINT64_MAX;
-        if (sf_kind_is_signed(p->elem)) {
-          ep.lo = 1ULL << 63;
-          ep.hi = INT64_MAX;
-        }
-        uint64_t v = gen_prim(m, &ep);
-        sf_buf_append(tmp, &v, es);
-      }
-    }
-    while (tmp->len / es < lo)
-      sf_buf_putc(tmp, 0);
-    tmp->len -= tmp->len % es;
-    if (tmp->len / es > hi) tmp->len = (size_t)(hi * es);
-  }
-  return sf_seq_set_bytes(s, a, tmp->data ? tmp->data : (const uint8_t *)"", tmp->len);
-}
-
-/* ---- building calls ----------------------------------------------------- */
-
-static uint32_t candidates(sf_mutator *m, uint32_t htype) {
-  if (m->ncap < m->life.n + 1) {
-    uint32_t *c = realloc(m->cands, (m->life.n + 16) * sizeof *c);
-    if (!c) return 0;
-    m->cands = c;
-    m->ncap = m->life.n + 16;
-  }
-  return sf_life_candidates(&m->life, htype, m->cands, m->ncap);
-}
-
-/* Scratch value map `which` (0 or 1) for n values, all DANGLING. */
-static uint64_t *make_map(sf_mutator *m, int which, uint32_t n) {
-  if (m->mapcap[which] < n + 1) {
-    uint64_t *p = realloc(m->maps[which], ((size_t)n + 16) * sizeof *p);
-    if (!p) return NULL;
-    m->maps[which] = p;
-    m->mapcap[which] = n + 16;
-  }
-  uint64_t *map = m->maps[which];
-  for (uint32_t i = 0; i <= n; i++)
-    map[i] = DANGLING;
-  return map;
-}
-
-/* Copy calls [from, to) of src onto dst, mapping values (map[src vid] = dst
- * vid; values of calls not copied keep what map holds, DANGLING by default)
- * and carrying reusable flags (src_reus NULL: all reusable). */
-static int copy_calls(sf_mutator *m, sf_seq *dst, const sf_seq *src, uint32_t from, uint32_t to,
-                      uint64_t *map, const uint8_t *src_reus, uint32_t nsrc_reus) {
-  for (uint32_t ci = from; ci < to; ci++) {
-    uint32_t newval = dst->nvals;
-    sf_arg *a = sf_seq_append_from(dst, src, ci, map);
-    if (!a) return -1;
-    const sf_func *f = sf_seq_func(src, ci);
-    for (uint32_t k = 0; k < f->nproduced; k++) {
-      uint32_t old = src->calls[ci].val0 + k;
-      map[old] = newval + k;
-      set_reus(m, newval + k, !src_reus || old >= nsrc_reus || src_reus[old]);
-    }
-    /* Lifetimes: a call with a dangling handle still produces its values (as
-     * dead ones), so that value ids stay in step; repair drops it later. */
-    bool ok = true;
-    for (uint32_t i = 0; i < f->nparams; i++)
-      if (f->params[i].kind == SF_HANDLE && sf_param_is_input(&f->params[i]) &&
-          a[i].bits != SF_NULL_REF && a[i].bits >= dst->nvals)
-        ok = false;
-    sf_arg none[64];
-    if (!ok) {
-      for (uint32_t i = 0; i < f->nparams; i++)
-        none[i].bits = SF_NULL_REF;
-      a = none;
-    }
-    if (sf_life_apply(&m->life, dst->calls[dst->ncalls - 1].func, a)) return -1;
-  }
-  return 0;
-}
-
-/* Composition (Randoop's option b): append the legal calls of a pool entry
- * that has a reusable value of type htype. */
-static bool splice_provider(sf_mutator *m, sf_seq *s, uint32_t htype) {
-  for (int tries = 0; tries < 4; tries++) {
-    const sf_pool_entry *e = sf_pool_pick(m->pool, sf_rng_next(&m->rng));
-    if (!e || sf_seq_decode(&m->other, m->api, e->data, e->size) != SF_DECODE_OK) return false;
-    uint32_t upto = e->legal_calls < m->other.ncalls ? e->legal_calls : m->other.ncalls;
-    if (upto == 0 || s->ncalls + upto > m->opt.max_calls) continue;
-    bool has = false;
-    for (uint32_t v = 0; v < m->other.nvals && !has; v++)
-      has = m->other.vals[v].htype == htype && m->other.vals[v].call < upto &&
-            (v >= e->nvals || e->reusable[v]);
-    if (!has) continue;
-    uint64_t *map = make_map(m, 1, m->other.nvals);
-    if (!map) return false;
-    return copy_calls(m, s, &m->other, 0, upto, map, e->reusable, e->nvals) == 0;
-  }
-  return false;
-}
-
-/* Choose among alive candidates of a type: reusable ones when there are,
- * the newest half the time. */
-static uint32_t choose_value(sf_mutator *m, uint32_t n) {
-  uint32_t nreus = 0;
-  for (uint32_t k = 0; k < n; k++)
-    nreus += is_reusable(m, m->cands[k]);
-  if (nreus == 0 || nreus == n) {
-    return m->cands[sf_rng_chance(&m->rng, 1, 2) ? 0 : sf_rng_below(&m->rng, n)];
-  }
-  uint64_t pick = sf_rng_chance(&m->rng, 1, 2) ? 0 : sf_rng_below(&m->rng, nreus);
-  for (uint32_t k = 0; k < n; k++)
-    if (is_reusable(m, m->cands[k]) && pick-- == 0) return m->cands[k];
-  return m->cands[0];
-}
-
-static uint32_t count_reusable(sf_mutator *m, uint32_t n) {
-  uint32_t r = 0;
-  for (uint32_t k = 0; k < n; k++)
-    r += is_reusable(m, m->cands[k]);
-  return r;
-}
-
-/* Append a call of fi to s (whose lifetimes are in m->life). A handle
- * argument is an alive value of s (reusable ones first) or, when there is
- * none (or only non-reusable ones, half the time), a fresh one made by a
- * producer call or spliced in from the pool. False if it cannot be formed. */
-static bool append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
-  const sf_func *f = &m->api->funcs[fi];
-  sf_arg args[64];
-  memset(args, 0, sizeof args);
-  for (uint32_t i = 0; i < f->nparams; i++) {
-    const sf_param *p = &f->params[i];
-    if (!sf_param_is_input(p)) continue;
-    if (p->kind == SF_HANDLE) {
-      uint32_t n = candidates(m, p->type_index);
-      if ((p->flags & SF_P_NULLABLE) && (n == 0 || sf_rng_chance(&m->rng, 1, 10))) {
-        args[i].bits = SF_NULL_REF;
-        continue;
-      }
-      bool want_fresh = n == 0 || (count_reusable(m, n) == 0 && sf_rng_chance(&m->rng, 1, 2)) ||
-                        (depth == 0 && sf_rng_chance(&m->rng, 1, 8));
-      if (want_fresh && depth < MAX_PRODUCER_DEPTH) {
-        bool made = false;
-        if (!m->no_pool && sf_pool_size(m->pool) && sf_rng_chance(&m->rng, 1, 4))
-          made = splice_provider(m, s, p->type_index);
-        if (!made && m->nproducers[p->type_index]) {
-          uint32_t pf =
-              m->producers[p->type_index][sf_rng_below(&m->rng, m->nproducers[p->type_index])];
-          made = append_call(m, s, pf, depth + 1);
-        }
-        n = candidates(m, p->type_index);
-        if (made && n) {
-          args[i].bits = m->cands[0]; /* the newest */
-          continue;
-        }
-      }
-      if (n == 0) return false;
-      /* A consumed handle cannot also be another argument: choose again. */
-      for (int tries = 0; tries < 4; tries++) {
-        args[i].bits = choose_value(m, n);
-        sf_arg probe[64];
-        memcpy(probe, args, (i + 1) * sizeof *probe);
-        for (uint32_t j = i + 1; j < f->nparams; j++)
-          probe[j].bits = SF_NULL_REF;
-        if (!sf_call_consume_conflict(f, probe)) break;
-      }
-    } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
-      if (gen_bytes(m, s, f, p, &args[i])) return false;
-    } else {
-      args[i].bits = gen_prim(m, p);
-    }
-  }
-  /* A handle argument may have been consumed by a call made for a later
-   * parameter: check before committing. */
-  for (uint32_t i = 0; i < f->nparams; i++) {
-    const sf_param *p = &f->params[i];
-    if (p->kind == SF_HANDLE && sf_param_is_input(p) && args[i].bits != SF_NULL_REF &&
-        !sf_life_usable(&m->life, args[i].bits, p->type_index))
-      return false;
-  }
-  if (sf_call_consume_conflict(f, args)) return false;
-  sf_arg *a = sf_seq_add_call(s, fi);
-  if (!a) return false;
-  memcpy(a, args, f->nparams * sizeof *a);
-  for (uint32_t k = 0; k < f->nproduced; k++)
-    set_reus(m, s->calls[s->ncalls - 1].val0 + k, 1);
-  return sf_life_apply(&m->life, fi, a) == 0;
-}
-
-static uint32_t random_func(sf_mutator *m) {
-  return (uint32_t)sf_rng_below(&m->rng, m->api->nfuncs);
-}
-
-/* Start building m->next from scratch. */
-static void begin_next(sf_mutator *m) {
-  sf_seq_clear(&m->next);
-  sf_life_clear(&m->life);
-}
-
 /* ---- mutations (each reads m->cur, writes m->next) ---------------------- */
 
 static int mut_insert(sf_mutator *m, bool at_end) {
   const sf_seq *src = &m->cur;
   m->last_op = at_end ? "extend" : "insert";
   uint32_t pos = at_end ? src->ncalls : (uint32_t)sf_rng_below(&m->rng, src->ncalls + 1);
-  uint64_t *map = make_map(m, 0, src->nvals);
+  uint64_t *map = sf_mut_make_map(m, 0, src->nvals);
   if (!map) return -1;
-  begin_next(m);
-  int rc = copy_calls(m, &m->next, src, 0, pos, map, m->cur_reus, m->ncur_reus);
+  sf_mut_begin_next(m);
+  int rc = sf_mut_copy_calls(m, &m->next, src, 0, pos, map, m->cur_reus, m->ncur_reus);
   if (rc == 0) {
     /* Occasionally a burst of the same operation (containers need it). */
-    uint32_t fi = random_func(m),
+    uint32_t fi = sf_mut_random_func(m),
              times = sf_rng_chance(&m->rng, 1, 10) ? 2 + (uint32_t)sf_rng_below(&m->rng, 8) : 1;
     for (uint32_t k = 0, tries = 0; k < times && tries < times + 4; tries++)
-      if (append_call(m, &m->next, k == 0 && tries > 0 ? (fi = random_func(m)) : fi, 0)) k++;
-    rc = copy_calls(m, &m->next, src, pos, src->ncalls, map, m->cur_reus, m->ncur_reus);
+      if (sf_mut_append_call(m, &m->next, k == 0 && tries > 0 ? (fi = sf_mut_random_func(m)) : fi,
+                             0))
+        k++;
+    rc = sf_mut_copy_calls(m, &m->next, src, pos, src->ncalls, map, m->cur_reus, m->ncur_reus);
   }
   return rc;
 }
@@ -558,21 +147,22 @@ static int mut_remove(sf_mutator *m) {
   if (!src->ncalls) return mut_insert(m, true);
   m->last_op = "remove";
   uint32_t victim = (uint32_t)sf_rng_below(&m->rng, src->ncalls);
-  uint64_t *map = make_map(m, 0, src->nvals);
+  uint64_t *map = sf_mut_make_map(m, 0, src->nvals);
   if (!map) return -1;
-  begin_next(m);
-  int rc = copy_calls(m, &m->next, src, 0, victim, map, m->cur_reus, m->ncur_reus);
+  sf_mut_begin_next(m);
+  int rc = sf_mut_copy_calls(m, &m->next, src, 0, victim, map, m->cur_reus, m->ncur_reus);
   if (rc == 0)
-    rc = copy_calls(m, &m->next, src, victim + 1, src->ncalls, map, m->cur_reus, m->ncur_reus);
+    rc = sf_mut_copy_calls(m, &m->next, src, victim + 1, src->ncalls, map, m->cur_reus,
+                           m->ncur_reus);
   return rc;
 }
 
 /* Copy cur to next as it is (flags included). */
 static int copy_cur(sf_mutator *m) {
-  uint64_t *map = make_map(m, 0, m->cur.nvals);
+  uint64_t *map = sf_mut_make_map(m, 0, m->cur.nvals);
   if (!map) return -1;
-  begin_next(m);
-  return copy_calls(m, &m->next, &m->cur, 0, m->cur.ncalls, map, m->cur_reus, m->ncur_reus);
+  sf_mut_begin_next(m);
+  return sf_mut_copy_calls(m, &m->next, &m->cur, 0, m->cur.ncalls, map, m->cur_reus, m->ncur_reus);
 }
 
 /* Change one input argument of one call. */
@@ -595,7 +185,7 @@ static int mut_arg(sf_mutator *m) {
       sf_life_clear(&m->life);
       for (uint32_t k = 0; k < ci; k++)
         if (sf_life_apply(&m->life, s->calls[k].func, sf_seq_args(s, k))) return -1;
-      uint32_t n = candidates(m, p->type_index);
+      uint32_t n = sf_mut_candidates(m, p->type_index);
       if (n < 2 && !(p->flags & SF_P_NULLABLE)) continue;
       uint64_t pick = sf_rng_below(&m->rng, n + ((p->flags & SF_P_NULLABLE) ? 1 : 0));
       a->bits = pick < n ? m->cands[pick] : SF_NULL_REF;
@@ -635,7 +225,7 @@ static int mut_arg(sf_mutator *m) {
         }
         if (sf_seq_set_bytes(s, &na, tmp->data ? tmp->data : (const uint8_t *)"", tmp->len))
           return -1;
-      } else if (gen_bytes(m, s, f, p, &na)) {
+      } else if (sf_mut_gen_bytes(m, s, f, p, &na)) {
         return -1;
       }
       *a = na; /* repair fixes lengths, NULs and element canonical forms */
@@ -655,7 +245,7 @@ static int mut_arg(sf_mutator *m) {
       int64_t delta = (int64_t)sf_rng_below(&m->rng, 33) - 16;
       a->bits = sf_arg_prim_repair(m->api, p, a->bits + (uint64_t)delta);
     } else {
-      a->bits = gen_prim(m, p);
+      a->bits = sf_mut_gen_prim(m, p);
     }
     return 0;
   }
@@ -670,7 +260,7 @@ static int mut_repeat(sf_mutator *m) {
   sf_seq *s = &m->next;
   uint32_t ci = (uint32_t)sf_rng_below(&m->rng, s->ncalls);
   uint32_t times = 1 + (uint32_t)sf_rng_below(&m->rng, 8);
-  uint64_t *map = make_map(m, 0, s->nvals);
+  uint64_t *map = sf_mut_make_map(m, 0, s->nvals);
   if (!map) return -1;
   for (uint32_t v = 0; v < s->nvals; v++)
     map[v] = v;
@@ -679,7 +269,7 @@ static int mut_repeat(sf_mutator *m) {
     uint32_t v0 = s->nvals;
     if (!sf_seq_append_from(s, s, ci, map)) rc = -1;
     for (uint32_t v = v0; v < s->nvals; v++)
-      set_reus(m, v, 1);
+      sf_mut_set_reus(m, v, 1);
   }
   return rc;
 }
@@ -691,16 +281,16 @@ static int splice(sf_mutator *m, const uint8_t *oreus, uint32_t noreus) {
   m->last_op = "splice";
   uint32_t cut_a = a->ncalls ? (uint32_t)sf_rng_below(&m->rng, a->ncalls + 1) : 0;
   uint32_t from_b = b->ncalls ? (uint32_t)sf_rng_below(&m->rng, b->ncalls) : 0;
-  uint64_t *amap = make_map(m, 0, a->nvals), *bmap = make_map(m, 1, b->nvals);
+  uint64_t *amap = sf_mut_make_map(m, 0, a->nvals), *bmap = sf_mut_make_map(m, 1, b->nvals);
   if (!amap || !bmap) return -1;
-  begin_next(m);
-  if (copy_calls(m, &m->next, a, 0, cut_a, amap, m->cur_reus, m->ncur_reus)) return -1;
+  sf_mut_begin_next(m);
+  if (sf_mut_copy_calls(m, &m->next, a, 0, cut_a, amap, m->cur_reus, m->ncur_reus)) return -1;
   for (uint32_t v = 0; v < b->nvals; v++) {
     if (b->vals[v].call >= from_b) continue;
-    uint32_t n = candidates(m, b->vals[v].htype);
-    if (n) bmap[v] = choose_value(m, n);
+    uint32_t n = sf_mut_candidates(m, b->vals[v].htype);
+    if (n) bmap[v] = sf_mut_choose_value(m, n);
   }
-  return copy_calls(m, &m->next, b, from_b, b->ncalls, bmap, oreus, noreus);
+  return sf_mut_copy_calls(m, &m->next, b, from_b, b->ncalls, bmap, oreus, noreus);
 }
 
 /* ---- driver ------------------------------------------------------------- */
@@ -858,31 +448,4 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
   free(copy);
   count_output(m, out, n);
   return n;
-}
-
-#define FOREIGN_CALLS 4
-
-int sf_mutator_interpret(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size) {
-  sf_decode_status st = sf_seq_decode(s, m->api, data, size);
-  if (st == SF_DECODE_OK) return 0;
-  if (st == SF_DECODE_OOM) return -1;
-  if (size == 0) return 0; /* nothing is the empty sequence (libFuzzer runs it first) */
-  /* Deterministic: the same bytes mean the same sequence in every process,
-   * so no splicing from the pool (its contents differ between processes),
-   * and the caller's random stream is left as it was. */
-  sf_rng saved = m->rng;
-  m->no_pool = true;
-  int rc = sf_mutator_generate(m, s, FOREIGN_CALLS, sf_feedback_input_hash(data, size));
-  m->no_pool = false;
-  m->rng = saved;
-  return rc;
-}
-
-int sf_mutator_generate(sf_mutator *m, sf_seq *s, uint32_t ncalls, uint64_t seed) {
-  sf_rng_seed(&m->rng, seed);
-  sf_seq_clear(s);
-  sf_life_clear(&m->life);
-  for (uint32_t i = 0; i < ncalls * 4 && s->ncalls < ncalls; i++)
-    append_call(m, s, random_func(m), 0);
-  return sf_seq_repair(s) < 0 ? -1 : 0;
 }

@@ -1,0 +1,228 @@
+/* Building sequences: Randoop's extension step (append a call whose handle
+ * arguments are alive values, made or spliced in when missing), copying
+ * calls between sequences with value maps, reusable flags. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+void sf_mut_set_reus(sf_mutator *m, uint32_t vid, uint8_t flag) {
+  if (vid >= m->reuscap) {
+    uint32_t c = m->reuscap ? m->reuscap : 64;
+    while (c <= vid)
+      c *= 2;
+    uint8_t *r = realloc(m->reus, c);
+    if (!r) return; /* flags are advice: missing ones read as reusable */
+    memset(r + m->reuscap, 1, c - m->reuscap);
+    m->reus = r;
+    m->reuscap = c;
+  }
+  m->reus[vid] = flag;
+}
+
+static bool is_reusable(const sf_mutator *m, uint32_t vid) {
+  return vid >= m->reuscap || m->reus[vid];
+}
+
+uint32_t sf_mut_candidates(sf_mutator *m, uint32_t htype) {
+  if (m->ncap < m->life.n + 1) {
+    uint32_t *c = realloc(m->cands, (m->life.n + 16) * sizeof *c);
+    if (!c) return 0;
+    m->cands = c;
+    m->ncap = m->life.n + 16;
+  }
+  return sf_life_candidates(&m->life, htype, m->cands, m->ncap);
+}
+
+/* Scratch value map `which` (0 or 1) for n values, all DANGLING. */
+uint64_t *sf_mut_make_map(sf_mutator *m, int which, uint32_t n) {
+  if (m->mapcap[which] < n + 1) {
+    uint64_t *p = realloc(m->maps[which], ((size_t)n + 16) * sizeof *p);
+    if (!p) return NULL;
+    m->maps[which] = p;
+    m->mapcap[which] = n + 16;
+  }
+  uint64_t *map = m->maps[which];
+  for (uint32_t i = 0; i <= n; i++)
+    map[i] = DANGLING;
+  return map;
+}
+
+/* Copy calls [from, to) of src onto dst, mapping values (map[src vid] = dst
+ * vid; values of calls not copied keep what map holds, DANGLING by default)
+ * and carrying reusable flags (src_reus NULL: all reusable). */
+int sf_mut_copy_calls(sf_mutator *m, sf_seq *dst, const sf_seq *src, uint32_t from, uint32_t to,
+                      uint64_t *map, const uint8_t *src_reus, uint32_t nsrc_reus) {
+  for (uint32_t ci = from; ci < to; ci++) {
+    uint32_t newval = dst->nvals;
+    sf_arg *a = sf_seq_append_from(dst, src, ci, map);
+    if (!a) return -1;
+    const sf_func *f = sf_seq_func(src, ci);
+    for (uint32_t k = 0; k < f->nproduced; k++) {
+      uint32_t old = src->calls[ci].val0 + k;
+      map[old] = newval + k;
+      sf_mut_set_reus(m, newval + k, !src_reus || old >= nsrc_reus || src_reus[old]);
+    }
+    /* Lifetimes: a call with a dangling handle still produces its values (as
+     * dead ones), so that value ids stay in step; repair drops it later. */
+    bool ok = true;
+    for (uint32_t i = 0; i < f->nparams; i++)
+      if (f->params[i].kind == SF_HANDLE && sf_param_is_input(&f->params[i]) &&
+          a[i].bits != SF_NULL_REF && a[i].bits >= dst->nvals)
+        ok = false;
+    sf_arg none[64];
+    if (!ok) {
+      for (uint32_t i = 0; i < f->nparams; i++)
+        none[i].bits = SF_NULL_REF;
+      a = none;
+    }
+    if (sf_life_apply(&m->life, dst->calls[dst->ncalls - 1].func, a)) return -1;
+  }
+  return 0;
+}
+
+/* Composition (Randoop's option b): append the legal calls of a pool entry
+ * that has a reusable value of type htype. */
+static bool splice_provider(sf_mutator *m, sf_seq *s, uint32_t htype) {
+  for (int tries = 0; tries < 4; tries++) {
+    const sf_pool_entry *e = sf_pool_pick(m->pool, sf_rng_next(&m->rng));
+    if (!e || sf_seq_decode(&m->other, m->api, e->data, e->size) != SF_DECODE_OK) return false;
+    uint32_t upto = e->legal_calls < m->other.ncalls ? e->legal_calls : m->other.ncalls;
+    if (upto == 0 || s->ncalls + upto > m->opt.max_calls) continue;
+    bool has = false;
+    for (uint32_t v = 0; v < m->other.nvals && !has; v++)
+      has = m->other.vals[v].htype == htype && m->other.vals[v].call < upto &&
+            (v >= e->nvals || e->reusable[v]);
+    if (!has) continue;
+    uint64_t *map = sf_mut_make_map(m, 1, m->other.nvals);
+    if (!map) return false;
+    return sf_mut_copy_calls(m, s, &m->other, 0, upto, map, e->reusable, e->nvals) == 0;
+  }
+  return false;
+}
+
+/* Choose among alive candidates of a type: reusable ones when there are,
+ * the newest half the time. */
+uint32_t sf_mut_choose_value(sf_mutator *m, uint32_t n) {
+  uint32_t nreus = 0;
+  for (uint32_t k = 0; k < n; k++)
+    nreus += is_reusable(m, m->cands[k]);
+  if (nreus == 0 || nreus == n) {
+    return m->cands[sf_rng_chance(&m->rng, 1, 2) ? 0 : sf_rng_below(&m->rng, n)];
+  }
+  uint64_t pick = sf_rng_chance(&m->rng, 1, 2) ? 0 : sf_rng_below(&m->rng, nreus);
+  for (uint32_t k = 0; k < n; k++)
+    if (is_reusable(m, m->cands[k]) && pick-- == 0) return m->cands[k];
+  return m->cands[0];
+}
+
+static uint32_t count_reusable(sf_mutator *m, uint32_t n) {
+  uint32_t r = 0;
+  for (uint32_t k = 0; k < n; k++)
+    r += is_reusable(m, m->cands[k]);
+  return r;
+}
+
+/* Append a call of fi to s (whose lifetimes are in m->life). A handle
+ * argument is an alive value of s (reusable ones first) or, when there is
+ * none (or only non-reusable ones, half the time), a fresh one made by a
+ * producer call or spliced in from the pool. False if it cannot be formed. */
+bool sf_mut_append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
+  const sf_func *f = &m->api->funcs[fi];
+  sf_arg args[64];
+  memset(args, 0, sizeof args);
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    const sf_param *p = &f->params[i];
+    if (!sf_param_is_input(p)) continue;
+    if (p->kind == SF_HANDLE) {
+      uint32_t n = sf_mut_candidates(m, p->type_index);
+      if ((p->flags & SF_P_NULLABLE) && (n == 0 || sf_rng_chance(&m->rng, 1, 10))) {
+        args[i].bits = SF_NULL_REF;
+        continue;
+      }
+      bool want_fresh = n == 0 || (count_reusable(m, n) == 0 && sf_rng_chance(&m->rng, 1, 2)) ||
+                        (depth == 0 && sf_rng_chance(&m->rng, 1, 8));
+      if (want_fresh && depth < MAX_PRODUCER_DEPTH) {
+        bool made = false;
+        if (!m->no_pool && sf_pool_size(m->pool) && sf_rng_chance(&m->rng, 1, 4))
+          made = splice_provider(m, s, p->type_index);
+        if (!made && m->nproducers[p->type_index]) {
+          uint32_t pf =
+              m->producers[p->type_index][sf_rng_below(&m->rng, m->nproducers[p->type_index])];
+          made = sf_mut_append_call(m, s, pf, depth + 1);
+        }
+        n = sf_mut_candidates(m, p->type_index);
+        if (made && n) {
+          args[i].bits = m->cands[0]; /* the newest */
+          continue;
+        }
+      }
+      if (n == 0) return false;
+      /* A consumed handle cannot also be another argument: choose again. */
+      for (int tries = 0; tries < 4; tries++) {
+        args[i].bits = sf_mut_choose_value(m, n);
+        sf_arg probe[64];
+        memcpy(probe, args, (i + 1) * sizeof *probe);
+        for (uint32_t j = i + 1; j < f->nparams; j++)
+          probe[j].bits = SF_NULL_REF;
+        if (!sf_call_consume_conflict(f, probe)) break;
+      }
+    } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
+      if (sf_mut_gen_bytes(m, s, f, p, &args[i])) return false;
+    } else {
+      args[i].bits = sf_mut_gen_prim(m, p);
+    }
+  }
+  /* A handle argument may have been consumed by a call made for a later
+   * parameter: check before committing. */
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    const sf_param *p = &f->params[i];
+    if (p->kind == SF_HANDLE && sf_param_is_input(p) && args[i].bits != SF_NULL_REF &&
+        !sf_life_usable(&m->life, args[i].bits, p->type_index))
+      return false;
+  }
+  if (sf_call_consume_conflict(f, args)) return false;
+  sf_arg *a = sf_seq_add_call(s, fi);
+  if (!a) return false;
+  memcpy(a, args, f->nparams * sizeof *a);
+  for (uint32_t k = 0; k < f->nproduced; k++)
+    sf_mut_set_reus(m, s->calls[s->ncalls - 1].val0 + k, 1);
+  return sf_life_apply(&m->life, fi, a) == 0;
+}
+
+uint32_t sf_mut_random_func(sf_mutator *m) {
+  return (uint32_t)sf_rng_below(&m->rng, m->api->nfuncs);
+}
+
+/* Start building m->next from scratch. */
+void sf_mut_begin_next(sf_mutator *m) {
+  sf_seq_clear(&m->next);
+  sf_life_clear(&m->life);
+}
+
+#define FOREIGN_CALLS 4
+
+int sf_mutator_interpret(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size) {
+  sf_decode_status st = sf_seq_decode(s, m->api, data, size);
+  if (st == SF_DECODE_OK) return 0;
+  if (st == SF_DECODE_OOM) return -1;
+  if (size == 0) return 0; /* nothing is the empty sequence (libFuzzer runs it first) */
+  /* Deterministic: the same bytes mean the same sequence in every process,
+   * so no splicing from the pool (its contents differ between processes),
+   * and the caller's random stream is left as it was. */
+  sf_rng saved = m->rng;
+  m->no_pool = true;
+  int rc = sf_mutator_generate(m, s, FOREIGN_CALLS, sf_feedback_input_hash(data, size));
+  m->no_pool = false;
+  m->rng = saved;
+  return rc;
+}
+
+int sf_mutator_generate(sf_mutator *m, sf_seq *s, uint32_t ncalls, uint64_t seed) {
+  sf_rng_seed(&m->rng, seed);
+  sf_seq_clear(s);
+  sf_life_clear(&m->life);
+  for (uint32_t i = 0; i < ncalls * 4 && s->ncalls < ncalls; i++)
+    sf_mut_append_call(m, s, sf_mut_random_func(m), 0);
+  return sf_seq_repair(s) < 0 ? -1 : 0;
+}

@@ -1,0 +1,66 @@
+/* internal.h: the mutator's state and the functions its files share
+ * (private to mutator/; the public contract is mutate.h). */
+#ifndef SF_MUTATOR_INTERNAL_H
+#define SF_MUTATOR_INTERNAL_H
+
+#include "../base/sf_hash.h"
+#include "../base/sf_rng.h"
+#include "mutate.h"
+#include "pool.h"
+
+#define DANGLING           (UINT64_MAX - 1) /* a value id that repair will treat as gone */
+#define MAX_PRODUCER_DEPTH 3
+
+struct sf_mutator {
+  const sf_api *api;
+  sf_mutator_options opt;
+  sf_rng rng;
+  uint32_t **producers; /* per handle type: functions producing it */
+  uint32_t *nproducers;
+  sf_seq cur, next; /* scratch sequences */
+  sf_seq other;
+  sf_life life;
+  sf_buf enc;
+  uint32_t *cands;
+  uint32_t ncap;
+  sf_pool *pool;
+  sf_hashset *emitted; /* canonical forms emitted (bounded) */
+  sf_mutator_stats stats;
+  const char *last_op;
+  /* Reusable flags: of the input being mutated (by its value ids) and of the
+   * sequence being built (by its value ids). */
+  uint8_t *cur_reus;
+  uint32_t ncur_reus;
+  uint8_t *reus;
+  uint32_t nreus, reuscap;
+  uint64_t *maps[2]; /* value maps, kept to avoid allocating per mutation */
+  uint32_t mapcap[2];
+  sf_buf bytes; /* scratch for building string and buffer arguments */
+  sf_mutator_runner runner;
+  void *runner_ctx;
+  sf_byte_mutator byte_mutator;
+  bool no_pool;        /* building must not depend on the pool (interpretation) */
+  sf_feedback noted;   /* record of the engine's last run */
+  sf_feedback scratch; /* record filled by the runner */
+  uint64_t last_out;   /* hash of the last output (m->next) */
+  bool last_out_valid;
+};
+
+/* Flag of value vid of the sequence being built. */
+
+/* values.c: primitive values, strings and buffers for arguments. */
+uint64_t sf_mut_gen_prim(sf_mutator *m, const sf_param *p);
+int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param *p, sf_arg *a);
+
+/* build.c: building sequences call by call, with lifetimes and reusable flags. */
+void sf_mut_set_reus(sf_mutator *m, uint32_t vid, uint8_t flag);
+uint32_t sf_mut_candidates(sf_mutator *m, uint32_t htype);
+uint64_t *sf_mut_make_map(sf_mutator *m, int which, uint32_t n);
+int sf_mut_copy_calls(sf_mutator *m, sf_seq *dst, const sf_seq *src, uint32_t from, uint32_t to,
+                      uint64_t *map, const uint8_t *src_reus, uint32_t nsrc_reus);
+uint32_t sf_mut_choose_value(sf_mutator *m, uint32_t n);
+bool sf_mut_append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth);
+uint32_t sf_mut_random_func(sf_mutator *m);
+void sf_mut_begin_next(sf_mutator *m);
+
+#endif

@@ -1,0 +1,182 @@
+/* Values for arguments: integers from boundary values, range bounds, enum
+ * constants and random bits; floats from special values; strings and
+ * buffers from the grammar's dict, from bytes already in the sequence, or
+ * random. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static uint64_t interesting_int(sf_mutator *m, const sf_param *p) {
+  static const int64_t table[] = {0,         1,        -1,        2,         3,
+                                  4,         7,        8,         15,        16,
+                                  31,        32,       63,        64,        100,
+                                  127,       128,      255,       256,       512,
+                                  1000,      1024,     4096,      32767,     32768,
+                                  65535,     65536,    INT32_MAX, INT32_MIN, (int64_t)UINT32_MAX,
+                                  INT64_MAX, INT64_MIN};
+  sf_rng *r = &m->rng;
+  switch (sf_rng_below(r, 6)) {
+  case 0:
+    return p->lo;
+  case 1:
+    return p->hi;
+  case 2:
+    return p->lo + sf_rng_below(r, 3);
+  case 3:
+    return p->hi - sf_rng_below(r, 3);
+  default:
+    return (uint64_t)table[sf_rng_below(r, sizeof table / sizeof *table)];
+  }
+}
+
+static uint64_t gen_int(sf_mutator *m, const sf_param *p) {
+  sf_rng *r = &m->rng;
+  const sf_api *api = m->api;
+  uint64_t v;
+  switch (sf_rng_below(r, 10)) {
+  case 0:
+  case 1:
+  case 2:
+    v = interesting_int(m, p);
+    break;
+  case 3:
+    if (api->nenums) {
+      const sf_enum *e = &api->enums[sf_rng_below(r, api->nenums)];
+      v = (uint64_t)e->consts[sf_rng_below(r, e->nconsts)].value;
+      break;
+    }
+    /* fall through */
+  case 4:
+  case 5:
+  case 6:
+    v = sf_rng_below(r, 17);
+    break;
+  default:
+    v = sf_rng_next(r) >> sf_rng_below(r, 64);
+  }
+  return sf_arg_prim_repair(api, p, v);
+}
+
+static uint64_t gen_float(sf_mutator *m, sf_kind k) {
+  static const double table[] = {
+      0.0,       -0.0,      1.0, -1.0, 0.5, 2.0, 10.0, 1e-300, 1e300, 1e30, 3.4028234663852886e38,
+      1.0 / 0.0, -1.0 / 0.0};
+  sf_rng *r = &m->rng;
+  double d;
+  if (sf_rng_chance(r, 1, 10)) return k == SF_F32 ? 0x7fc00000ULL : 0x7ff8000000000000ULL;
+  if (sf_rng_chance(r, 2, 3))
+    d = table[sf_rng_below(r, sizeof table / sizeof *table)];
+  else
+    d = (double)(int64_t)sf_rng_next(r) / (double)(1ULL << sf_rng_below(r, 63));
+  if (k == SF_F32) {
+    float f = (float)d;
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+  }
+  uint64_t b;
+  memcpy(&b, &d, 8);
+  return b;
+}
+
+uint64_t sf_mut_gen_prim(sf_mutator *m, const sf_param *p) {
+  sf_rng *r = &m->rng;
+  switch (p->kind) {
+  case SF_BOOL:
+    return sf_rng_below(r, 2);
+  case SF_F32:
+  case SF_F64:
+    return sf_arg_prim_repair(m->api, p, gen_float(m, p->kind));
+  case SF_ENUM:
+    return sf_rng_below(r, m->api->enums[p->type_index].nconsts);
+  case SF_FLAGS: {
+    uint32_t n = m->api->enums[p->type_index].nconsts;
+    uint64_t mask = 0;
+    if (sf_rng_chance(r, 1, 2))
+      mask = 1ULL << sf_rng_below(r, n);
+    else if (sf_rng_chance(r, 1, 2))
+      mask = sf_rng_next(r);
+    return sf_arg_prim_repair(m->api, p, mask);
+  }
+  default:
+    return gen_int(m, p);
+  }
+}
+
+/* Pick bytes for a string or buffer: from the dictionary, from another bytes
+ * argument of the sequence (so keys match across calls), or random. */
+static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max_len) {
+  sf_rng *r = &m->rng;
+  sf_buf_reset(out);
+  uint32_t choice = (uint32_t)sf_rng_below(r, 10);
+  if (choice < 3 && m->api->ndict) {
+    const char *d = m->api->dict[sf_rng_below(r, m->api->ndict)];
+    sf_buf_append(out, d, strlen(d));
+  } else if (choice < 7 && s->ncalls) {
+    /* Reuse the bytes of an existing argument. */
+    for (int tries = 0; tries < 8; tries++) {
+      uint32_t ci = (uint32_t)sf_rng_below(r, s->ncalls);
+      const sf_func *f = sf_seq_func(s, ci);
+      if (!f->nparams) continue;
+      uint32_t i = (uint32_t)sf_rng_below(r, f->nparams);
+      sf_kind k = f->params[i].kind;
+      if (!sf_param_is_input(&f->params[i]) || !(k == SF_STRING || k == SF_BUFFER)) continue;
+      const sf_arg *a = &sf_seq_args(s, ci)[i];
+      sf_buf_append(out, sf_seq_bytes(s, a), a->len);
+      break;
+    }
+  }
+  if (out->len == 0 || choice >= 7) {
+    sf_buf_reset(out);
+    uint64_t n = sf_rng_chance(r, 3, 4) ? sf_rng_below(r, 9) : sf_rng_below(r, 65);
+    for (uint64_t i = 0; i < n; i++) {
+      uint8_t c = sf_rng_chance(r, 3, 4) ? (uint8_t)('a' + sf_rng_below(r, 26))
+                                         : (uint8_t)sf_rng_below(r, 256);
+      sf_buf_putc(out, c);
+    }
+  }
+  if (out->len > max_len) out->len = (size_t)max_len;
+}
+
+/* Fill a bytes argument (string, buffer, array) of p. */
+int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param *p, sf_arg *a) {
+  sf_buf *tmp = &m->bytes;
+  sf_buf_reset(tmp);
+  if (p->kind == SF_STRING) {
+    if ((p->flags & SF_P_NULLABLE) && sf_rng_chance(&m->rng, 1, 16)) {
+      a->bits = 1;
+      a->len = 0;
+      return 0;
+    }
+    pick_bytes(m, s, tmp, SF_MAX_STRING);
+    uint8_t *nul = tmp->len ? memchr(tmp->data, 0, tmp->len) : NULL;
+    if (nul) tmp->len = (size_t)(nul - tmp->data);
+    a->bits = 0;
+  } else {
+    unsigned es = sf_kind_size(p->elem);
+    uint64_t lo = p->array_len, hi = p->array_len;
+    if (p->kind == SF_BUFFER) sf_seq_buffer_bounds(f, p, &lo, &hi);
+    if (es == 1) {
+      pick_bytes(m, s, tmp, hi);
+    } else {
+      uint64_t n = lo + sf_rng_below(&m->rng, (hi - lo < 16 ? hi - lo : 16) + 1);
+      for (uint64_t i = 0; i < n; i++) {
+        sf_param ep = {0};
+        ep.kind = p->elem;
+        ep.hi = UINT64_MAX;
+        if (sf_kind_is_signed(p->elem)) {
+          ep.lo = 1ULL << 63;
+          ep.hi = INT64_MAX;
+        }
+        uint64_t v = sf_mut_gen_prim(m, &ep);
+        sf_buf_append(tmp, &v, es);
+      }
+    }
+    while (tmp->len / es < lo)
+      sf_buf_putc(tmp, 0);
+    tmp->len -= tmp->len % es;
+    if (tmp->len / es > hi) tmp->len = (size_t)(hi * es);
+  }
+  return sf_seq_set_bytes(s, a, tmp->data ? tmp->data : (const uint8_t *)"", tmp->len);
+}
