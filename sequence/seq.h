@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../base/sf_buf.h"
 #include "../grammar/api.h"
@@ -102,6 +103,19 @@ void sf_seq_truncate(sf_seq *s, uint32_t n);
 /* Legal length, in elements, of buffer parameter p of f (from the range of
  * its length parameter, at most 1 MiB). */
 void sf_seq_buffer_bounds(const sf_func *f, const sf_param *p, uint64_t *lo, uint64_t *hi);
+
+/* The value of a float argument's bits (f32 in the low 32 bits) as a double. */
+static inline double sf_float_value(sf_kind k, uint64_t bits) {
+  if (k == SF_F32) {
+    float f;
+    uint32_t b = (uint32_t)bits;
+    memcpy(&f, &b, 4);
+    return f;
+  }
+  double d;
+  memcpy(&d, &bits, 8);
+  return d;
+}
 
 bool sf_seq_equal(const sf_seq *a, const sf_seq *b);
 /* Hash of the sequence's meaning (equal sequences hash equally). */

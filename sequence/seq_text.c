@@ -14,15 +14,7 @@
 /* ---- printing ----------------------------------------------------------- */
 
 static int print_float(sf_buf *out, sf_kind k, uint64_t bits) {
-  double d;
-  if (k == SF_F32) {
-    float f;
-    uint32_t b = (uint32_t)bits;
-    memcpy(&f, &b, 4);
-    d = f;
-  } else {
-    memcpy(&d, &bits, 8);
-  }
+  double d = sf_float_value(k, bits);
   if (isnan(d)) return sf_buf_printf(out, "nan");
   if (isinf(d)) return sf_buf_printf(out, d < 0 ? "-inf" : "inf");
   /* The shortest form that reads back to the same value. */

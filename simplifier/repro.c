@@ -29,15 +29,7 @@ static void number(sf_buf *out, sf_kind k, uint64_t bits) {
     return;
   case SF_F32:
   case SF_F64: {
-    double d;
-    if (k == SF_F32) {
-      float f;
-      uint32_t b = (uint32_t)bits;
-      memcpy(&f, &b, 4);
-      d = f;
-    } else {
-      memcpy(&d, &bits, 8);
-    }
+    double d = sf_float_value(k, bits);
     if (isnan(d))
       sf_buf_printf(out, "NAN");
     else if (isinf(d))
