@@ -12,15 +12,22 @@ function(seqfuzz_add_fuzzer name)
     COMMAND seqfuzz embed ${ARG_API} -o ${gen}
     DEPENDS seqfuzz ${ARG_API}
     COMMENT "Embedding ${ARG_API} into ${name}")
-  add_executable(${name} ${gen} ${SEQFUZZ_SOURCE_DIR}/harness/fuzz_target.c)
+  add_executable(${name} ${gen} ${SEQFUZZ_SOURCE_DIR}/harness/fuzz_target.c
+                         ${SEQFUZZ_SOURCE_DIR}/harness/cmp_trace.c)
   target_include_directories(${name} PRIVATE ${SEQFUZZ_SOURCE_DIR} ${ARG_INCLUDES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBRARIES} seqfuzz_mutator seqfuzz_core)
   if(SEQFUZZ_OSSFUZZ)
     target_compile_definitions(${name} PRIVATE SEQFUZZ_OSSFUZZ=1)
   endif()
-  target_link_options(${name} PRIVATE ${SEQFUZZ_ENGINE_LINK})
+  target_link_options(${name} PRIVATE ${SEQFUZZ_ENGINE_LINK} ${SEQFUZZ_CMP_WRAP})
   target_compile_options(${name} PRIVATE -fsanitize=address,undefined)
 endfunction()
+
+# The comparison callbacks the harness notes constants from (harness/cmp_trace.h).
+set(SEQFUZZ_CMP_WRAP
+    -Wl,--wrap=__sanitizer_cov_trace_const_cmp1,--wrap=__sanitizer_cov_trace_const_cmp2
+    -Wl,--wrap=__sanitizer_cov_trace_const_cmp4,--wrap=__sanitizer_cov_trace_const_cmp8
+    -Wl,--wrap=__sanitizer_cov_trace_switch)
 set(SEQFUZZ_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}/.. CACHE INTERNAL "")
 
 # How fuzz targets are linked and target libraries instrumented, by engine:
@@ -32,6 +39,8 @@ if(DEFINED ENV{LIB_FUZZING_ENGINE})
 elseif(SEQFUZZ_ENGINE STREQUAL "afl")
   find_file(SEQFUZZ_AFL_DRIVER libAFLDriver.a PATHS /usr/lib/afl /usr/local/lib/afl REQUIRED)
   set(SEQFUZZ_ENGINE_LINK ${SEQFUZZ_AFL_DRIVER} -fsanitize=address,undefined)
+  # afl-clang-fast replaces sanitizer-coverage flags with its own instrumentation,
+  # so no comparison constants are traced in this mode (harness/cmp_trace.h).
   set(SEQFUZZ_INSTRUMENT -fsanitize=address,undefined)
 else()
   set(SEQFUZZ_ENGINE_LINK -fsanitize=fuzzer,address,undefined)

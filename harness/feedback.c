@@ -34,6 +34,7 @@ sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, 
   fb->version = SF_FB_VERSION;
   fb->input_hash = input_hash;
   fb->nvalues = 0;
+  fb->ncmp = 0; /* the caller fills in comparisons, if it traces them */
   fb->ncalls = s->ncalls;
   sf_exec_hooks hooks = {fb, NULL, before_cleanup};
   sf_run_result r;
@@ -47,7 +48,8 @@ sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, 
 bool sf_feedback_valid(const sf_feedback *fb, uint64_t input_hash) {
   return fb && __atomic_load_n(&fb->magic, __ATOMIC_ACQUIRE) == SF_FB_MAGIC &&
          fb->version == SF_FB_VERSION && fb->input_hash == input_hash &&
-         fb->nvalues <= SF_FB_MAX_VALUES && fb->stop_call <= fb->ncalls &&
+         fb->nvalues <= SF_FB_MAX_VALUES && fb->ncmp <= SF_FB_MAX_CMP &&
+         fb->stop_call <= fb->ncalls &&
          fb->ncalls <= SF_SEQ_MAX_CALLS;
 }
 

@@ -23,8 +23,9 @@
 #include "exec.h"
 
 #define SF_FB_MAGIC      0x42464653u /* "SFFB" */
-#define SF_FB_VERSION    1u
+#define SF_FB_VERSION    2u
 #define SF_FB_MAX_VALUES 256 /* states of later values are not recorded */
+#define SF_FB_MAX_CMP    32 /* compared-against constants kept per run */
 #define SF_SHM_ENV       "SEQFUZZ_SHM"
 
 typedef struct sf_feedback {
@@ -35,6 +36,10 @@ typedef struct sf_feedback {
   uint32_t stop_call; /* calls [0, stop_call) were legal; == ncalls when all were */
   uint32_t ncalls;
   uint32_t nvalues; /* entries of state[] that are set */
+  /* Constants the target compared against during the run (comparison
+   * tracing, harness/cmp_trace.h), for the mutator's integer values. */
+  uint32_t ncmp;
+  uint64_t cmp[SF_FB_MAX_CMP];
   uint64_t state[SF_FB_MAX_VALUES];
 } sf_feedback;
 

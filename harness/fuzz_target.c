@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cmp_trace.h"
 #include "embedded.h"
 #include "exec.h"
 #include "feedback.h"
@@ -48,7 +49,9 @@ static void *resolve_embedded(void *ctx, const char *name) {
 static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *fb) {
   (void)ctx;
   if (sf_mutator_interpret(G.mut, &G.probe_seq, data, size)) sf_seq_clear(&G.probe_seq);
+  sf_cmp_trace_begin();
   sf_feedback_run(G.exec, &G.probe_seq, sf_feedback_input_hash(data, size), fb);
+  fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
 }
 
 static void init_once(void) {
@@ -68,7 +71,8 @@ static void init_once(void) {
   sf_options_from_env(&G.opt);
   sf_mutator_options mo = {.max_calls = (uint32_t)G.opt.max_calls,
                            .no_legality = !G.opt.legality,
-                           .no_equivalence = !G.opt.equivalence};
+                           .no_equivalence = !G.opt.equivalence,
+                           .no_compares = !G.opt.compares};
   G.mut = sf_mutator_new(G.api, &mo);
   if (!G.mut) {
     fprintf(stderr, "seqfuzz: out of memory\n");
@@ -134,9 +138,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   sf_run_status st;
+  sf_cmp_trace_begin();
   if (G.channel) {
     /* AFL++: the mutator cannot run inputs, so every run records everything. */
-    st = sf_feedback_run(G.exec, seq, hash, sf_channel_record(G.channel));
+    sf_feedback *fb = sf_channel_record(G.channel);
+    st = sf_feedback_run(G.exec, seq, hash, fb);
+    fb->magic = 0; /* rewritten below, once the comparisons are in */
+    fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
+    __atomic_store_n(&fb->magic, SF_FB_MAGIC, __ATOMIC_RELEASE);
   } else {
     /* libFuzzer: a plain run; the mutator asks for observers when it needs them. */
     sf_run_result r;
@@ -147,6 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     G.local.ncalls = seq->ncalls;
     G.local.stop_call = st == SF_RUN_OK ? seq->ncalls : r.stop_call;
     G.local.nvalues = 0;
+    G.local.ncmp = sf_cmp_trace_end(G.local.cmp, SF_FB_MAX_CMP);
     G.local.magic = SF_FB_MAGIC;
     sf_mutator_note_run(G.mut, &G.local);
   }

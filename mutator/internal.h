@@ -44,11 +44,16 @@ struct sf_mutator {
   sf_feedback scratch; /* record filled by the runner */
   uint64_t last_out;   /* hash of the last output (m->next) */
   bool last_out_valid;
+  /* Constants the target compared against (run records), a ring. */
+  uint64_t cmpvals[256];
+  uint32_t ncmpvals, cmpnext;
+  sf_hashset *cmpseen;
 };
 
 /* Flag of value vid of the sequence being built. */
 
 /* values.c: primitive values, strings and buffers for arguments. */
+void sf_mut_absorb_cmp(sf_mutator *m, const sf_feedback *fb);
 uint64_t sf_mut_gen_prim(sf_mutator *m, const sf_param *p);
 int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param *p, sf_arg *a);
 

@@ -16,6 +16,7 @@ sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
   m->last_op = "none";
   m->pool = sf_pool_new(4096, !m->opt.no_equivalence);
   m->emitted = sf_hashset_new(1 << 16);
+  m->cmpseen = sf_hashset_new(1 << 12);
   if (!m->pool || !m->emitted) goto oom;
   if (m->opt.max_calls > SF_SEQ_MAX_CALLS) m->opt.max_calls = SF_SEQ_MAX_CALLS;
   sf_seq_init(&m->cur, api);
@@ -58,6 +59,7 @@ void sf_mutator_free(sf_mutator *m) {
   free(m->cands);
   sf_pool_free(m->pool);
   sf_hashset_free(m->emitted);
+  sf_hashset_free(m->cmpseen);
   free(m->cur_reus);
   free(m->reus);
   free(m->maps[0]);
@@ -100,13 +102,16 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
     m->runner(m->runner_ctx, d, n, &m->scratch);
     m->stats.probes++;
     e = sf_pool_add(m->pool, d, n, &m->scratch);
+    sf_mut_absorb_cmp(m, &m->scratch);
   }
   *legal = e ? e->legal_calls : SF_LEGAL_UNKNOWN;
   return e;
 }
 
 void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const sf_feedback *fb) {
-  sf_pool_add(m->pool, data, size, fb);
+  if (sf_pool_add(m->pool, data, size, fb) &&
+      sf_feedback_valid(fb, sf_feedback_input_hash(data, size)))
+    sf_mut_absorb_cmp(m, fb);
 }
 
 void sf_mutator_get_stats(const sf_mutator *m, sf_mutator_stats *st) {

@@ -44,6 +44,8 @@ typedef struct sf_mutator_options {
    * before is replaced by another; (b) values whose abstract state another
    * input produced first are not chosen as arguments when others exist. */
   bool no_equivalence;
+  /* Do not use constants the target compared against (run records). */
+  bool no_compares;
   sf_mutation only; /* apply just this mutation (tests, ablations) */
 } sf_mutator_options;
 

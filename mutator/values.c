@@ -30,10 +30,27 @@ static uint64_t interesting_int(sf_mutator *m, const sf_param *p) {
   }
 }
 
+/* Keep the constants of a run record (corpus entries only: a handful per
+ * entry, not per execution). */
+void sf_mut_absorb_cmp(sf_mutator *m, const sf_feedback *fb) {
+  if (!fb || !m->cmpseen || m->opt.no_compares) return;
+  for (uint32_t i = 0; i < fb->ncmp && i < SF_FB_MAX_CMP; i++) {
+    if (!sf_hashset_insert(m->cmpseen, fb->cmp[i])) continue;
+    m->cmpvals[m->cmpnext] = fb->cmp[i];
+    m->cmpnext = (m->cmpnext + 1) % 256;
+    if (m->ncmpvals < 256) m->ncmpvals++;
+  }
+}
+
 static uint64_t gen_int(sf_mutator *m, const sf_param *p) {
   sf_rng *r = &m->rng;
   const sf_api *api = m->api;
   uint64_t v;
+  if (m->ncmpvals && sf_rng_chance(r, 1, 6)) {
+    /* A value the target compared against, or one off it (< vs <=). */
+    v = m->cmpvals[sf_rng_below(r, m->ncmpvals)] + sf_rng_below(r, 3) - 1;
+    return sf_arg_prim_repair(api, p, v);
+  }
   switch (sf_rng_below(r, 10)) {
   case 0:
   case 1:

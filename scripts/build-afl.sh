@@ -14,7 +14,7 @@ if ! command -v afl-clang-fast >/dev/null; then
 fi
 allow="$root/build-afl/allowlist.txt"
 mkdir -p "$root/build-afl"
-printf 'src: *kvstore.c\nsrc: *kvstore_handwritten.c\n' >"$allow"
+printf 'src: *kvstore.c\nsrc: *kvstore_handwritten.c\nsrc: *magiclib.c\nsrc: *ownlib.c\n' >"$allow"
 cmake -S "$root" -B "$root/build-afl" -DCMAKE_C_COMPILER=afl-clang-fast \
   -DCMAKE_CXX_COMPILER=afl-clang-fast++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSEQFUZZ_ENGINE=afl \
   "-DCMAKE_C_COMPILER_LAUNCHER=env;AFL_LLVM_ALLOWLIST=$allow;AFL_QUIET=1" >/dev/null

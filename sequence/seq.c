@@ -11,7 +11,7 @@
 /* ---- storage ------------------------------------------------------------ */
 
 static int grow(void **arr, uint32_t *cap, uint32_t need, size_t size) {
-  if (need <= *cap) return 0;
+  if (need <= *cap && *arr) return 0; /* always allocated: &arr[n] must be valid */
   uint32_t c = *cap ? *cap : 16;
   while (c < need)
     c *= 2;

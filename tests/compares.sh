@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Comparison tracing: magiclib's bug sits behind `key == 0xC0FFEE42`. With
+# libFuzzer's own comparison feedback off (-use_cmp=0), seqfuzz finds it only
+# through the constants its harness traces; with those off too
+# (SEQFUZZ_COMPARES=0) the same runs find nothing.
+set -euo pipefail
+build=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+run() { # run NAME [ENV...]: 0 if a crash was found
+  local name=$1
+  shift
+  mkdir -p "$work/$name/c" "$work/$name/a"
+  env "$@" "$build/tests/magiclib_fuzzer" "$work/$name/c" -seed=1 -runs=60000 -use_cmp=0 \
+    -use_value_profile=0 -artifact_prefix="$work/$name/a/" >"$work/$name.log" 2>&1 || true
+  ls "$work/$name/a" | grep -q '^crash-'
+}
+if run with; then
+  grep -q "heap-buffer-overflow" "$work/with.log" || { echo "FAIL: a different crash"; exit 1; }
+  echo "with traced constants: found ($(grep -o 'stat::number_of_executed_units: [0-9]*' "$work/with.log" || echo "crash"))"
+else
+  echo "FAIL: not found with traced constants"; tail -5 "$work/with.log"; exit 1
+fi
+if run without SEQFUZZ_COMPARES=0; then
+  echo "FAIL: found without traced constants: the test does not show what it means to"; exit 1
+fi
+echo "without traced constants: not found in 60000 runs"
+echo PASS
