@@ -673,12 +673,15 @@ static bool parse_error_conv(parser *ps, sf_func *f) {
   for (size_t i = 0; i < 6; i++) {
     if (sf_tok_is(&ps->tok, ops[i].op)) {
       next(ps);
-      if (!sf_kind_is_int(f->ret.kind) && f->ret.kind != SF_BOOL && f->ret.kind != SF_ENUM)
+      if (!sf_kind_is_int(f->ret.kind) && f->ret.kind != SF_BOOL && f->ret.kind != SF_ENUM &&
+          f->ret.kind != SF_FLAGS)
         return fail_at(ps, &at, "a comparison error convention needs an integer result");
       f->err_cmp = ops[i].cmp;
       sf_tok vt = ps->tok;
       if (!parse_int_value(ps, &f->err_value)) return false;
-      sf_kind k = f->ret.kind == SF_ENUM ? ps->api->enums[f->ret.type_index].base : f->ret.kind;
+      sf_kind k = f->ret.kind == SF_ENUM || f->ret.kind == SF_FLAGS
+                      ? ps->api->enums[f->ret.type_index].base
+                      : f->ret.kind;
       uint64_t lo, hi;
       kind_bounds(k, &lo, &hi);
       if (!le(k, lo, f->err_value) || !le(k, f->err_value, hi))
@@ -799,6 +802,8 @@ static bool parse_func(parser *ps) {
       if (f->release) return fail_at(ps, &at, "release given twice");
       if (!expect_ident(ps, "a function name", (char **)&f->release)) return false;
     } else if (accept(ps, "destructor")) {
+      if (f->flags & SF_F_OBSERVER)
+        return fail_at(ps, &at, "an observer only reads its handle: it cannot be a destructor");
       f->flags |= SF_F_DESTRUCTOR;
       int32_t hp = -1;
       for (uint32_t j = 0; j < f->nparams && hp < 0; j++)
@@ -817,8 +822,10 @@ static bool parse_func(parser *ps) {
       f->flags |= SF_F_OBSERVER;
       bool has_handle = false;
       for (uint32_t j = 0; j < f->nparams; j++)
-        if (f->params[j].kind == SF_HANDLE) has_handle = true;
+        if (f->params[j].kind == SF_HANDLE && !(f->params[j].flags & SF_P_OUT)) has_handle = true;
       if (!has_handle) return fail_at(ps, &at, "an observer needs a handle parameter");
+      if (f->flags & SF_F_DESTRUCTOR)
+        return fail_at(ps, &at, "an observer only reads its handle: it cannot be a destructor");
       if (f->ret.kind == SF_VOID || f->ret.kind == SF_HANDLE)
         return fail_at(ps, &at, "an observer returns a number or a string");
     } else {

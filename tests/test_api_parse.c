@@ -160,6 +160,20 @@ static void test_reports_every_error(void **state) {
   assert_non_null(strstr(err, "t.api:3:19: range [2, 1] is empty"));
 }
 
+/* A flags result can carry an error convention (its base integer compares). */
+static void test_flags_result_error(void **state) {
+  (void)state;
+  sf_api *api =
+      parse_api_text("api t; flags fl : u8 { A = 1, B = 2 } func fl f(int x) error == 0;");
+  assert_int_equal(api->funcs[0].ret.kind, SF_FLAGS);
+  assert_int_equal(api->funcs[0].err_cmp, SF_CMP_EQ);
+  sf_api_free(api);
+  char err[256];
+  const char *bad = "api t; flags fl : u8 { A = 1 } func fl f(int x) error == 300;";
+  assert_null(sf_api_parse(bad, strlen(bad), "t.api", err, sizeof err));
+  assert_non_null(strstr(err, "300 is outside the result type u8"));
+}
+
 static void test_fingerprint(void **state) {
   (void)state;
   const char *a = "api t; handle h; func h *mk(int n in [1, 4]) error null;";
@@ -200,9 +214,10 @@ static void test_prefixes_and_garbage(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_demo_api_model), cmocka_unit_test(test_types_and_constraints),
-      cmocka_unit_test(test_bad_grammars),   cmocka_unit_test(test_reports_every_error),
-      cmocka_unit_test(test_fingerprint),    cmocka_unit_test(test_prefixes_and_garbage),
+      cmocka_unit_test(test_demo_api_model),       cmocka_unit_test(test_types_and_constraints),
+      cmocka_unit_test(test_bad_grammars),         cmocka_unit_test(test_reports_every_error),
+      cmocka_unit_test(test_fingerprint),          cmocka_unit_test(test_flags_result_error),
+      cmocka_unit_test(test_prefixes_and_garbage),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
