@@ -64,6 +64,31 @@ static void block_put(sf_exec *x, void *p, size_t n) {
   x->cache[x->ncache++] = (struct block){p, n};
 }
 
+void sf_call_outcome_print(const sf_seq *s, const sf_call_outcome *o, sf_buf *line) {
+  const sf_func *f = sf_seq_func(s, o->call);
+  sf_buf_printf(line, "[%u] ", o->call + 1);
+  sf_seq_print_call(s, o->call, line);
+  if (!o->made) {
+    sf_buf_printf(line, "  -> not made: a handle argument is NULL");
+  } else if (f->ret.kind == SF_HANDLE) {
+    sf_buf_printf(line, "  -> %s", o->ret ? "handle" : "NULL");
+  } else if (f->ret.kind == SF_STRING) {
+    if (!o->str)
+      sf_buf_printf(line, "  -> NULL");
+    else
+      sf_buf_printf(line, "  -> \"%.200s\"", o->str);
+  } else if (f->ret.kind != SF_VOID) {
+    if (sf_kind_is_signed(f->ret.kind))
+      sf_buf_printf(line, "  -> %lld", (long long)o->ret);
+    else
+      sf_buf_printf(line, "  -> %llu", (unsigned long long)o->ret);
+  }
+  for (uint32_t i = 0; i < f->nparams && o->made && !o->failed; i++)
+    if ((f->params[i].flags & SF_P_OUT) && f->params[i].kind != SF_HANDLE)
+      sf_buf_printf(line, "  %s=%llu", f->params[i].name, (unsigned long long)o->outs[i]);
+  if (o->failed) sf_buf_printf(line, "  (error by the API's convention)");
+}
+
 const char *sf_run_status_name(sf_run_status st) {
   switch (st) {
   case SF_RUN_OK:

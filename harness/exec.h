@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/sf_buf.h"
 #include "../grammar/api.h"
 #include "../sequence/seq.h"
 
@@ -74,6 +75,10 @@ typedef struct sf_run_result {
  * result->status. */
 sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hooks,
                           sf_run_result *result);
+
+/* One line describing a call and its outcome (for after_call hooks), e.g.
+ * `[3] kv_put(h1, "a", x"00")  -> 0`, appended to out without a newline. */
+void sf_call_outcome_print(const sf_seq *s, const sf_call_outcome *o, sf_buf *out);
 
 /* During a hook: the run-time pointer of value vid (NULL if not produced). */
 void *sf_exec_value(const sf_exec *x, uint32_t vid);

@@ -114,6 +114,28 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   return 0;
 }
 
+static void trace_call(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o) {
+  (void)ctx;
+  (void)x;
+  sf_buf line = {0};
+  sf_call_outcome_print(s, o, &line);
+  fprintf(stderr, "seqfuzz: %.*s\n", (int)line.len, (const char *)line.data);
+  sf_buf_free(&line);
+}
+
+/* SEQFUZZ_TRACE: one line per call, then the outcome (no feedback). */
+static int trace_run(const sf_seq *seq) {
+  sf_exec_hooks hooks = {NULL, trace_call, NULL};
+  sf_run_result r;
+  sf_exec_run(G.exec, seq, &hooks, &r);
+  if (r.status == SF_RUN_OK)
+    fprintf(stderr, "seqfuzz: outcome: ok, %u calls made\n", r.calls_made);
+  else
+    fprintf(stderr, "seqfuzz: outcome: stopped at call %u: %s\n", r.stop_call + 1,
+            sf_run_status_name(r.status));
+  return 0;
+}
+
 #ifdef SEQFUZZ_OSSFUZZ
 #define REJECT 0
 #else
@@ -137,6 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (sf_mutator_interpret(G.mut, &G.seq, data, size)) return REJECT;
     }
   }
+  if (G.opt.trace) return trace_run(seq);
   sf_run_status st;
   sf_cmp_trace_begin();
   if (G.channel) {

@@ -1,0 +1,156 @@
+# seeds/common.sh: what every seeds/<lib>/build.sh sources.
+#
+# OSS-Fuzz conventions: the library and the harnesses are compiled with
+# $CC $CFLAGS, fuzzers are linked with $LIB_FUZZING_ENGINE, and everything a
+# fuzzer needs (binary, NAME_seed_corpus.zip, NAME.dict, NAME.options) goes to
+# $OUT. $WORK is scratch space. Run standalone, a build.sh makes a libFuzzer
+# build with ASan+UBSan under build/targets/; scripts/build-target.sh sets up
+# the other modes (afl, coverage).
+#
+# seqfuzz's own runtime (executor, mutator, harness entry points) is compiled
+# with the sanitizers of $CFLAGS but without coverage instrumentation, so the
+# engine's feedback is the library's coverage only.
+#
+# Functions:
+#   debian_source PKG          fetch and unpack the Debian bookworm source of
+#                              PKG (cached); prints the source directory
+#   seqfuzz_fuzzer NAME API INCDIRS LIBS...
+#                              embed API and link $OUT/NAME against LIBS
+#   seqfuzz_seeds NAME API DIR encode DIR/*.seq into $OUT/NAME_seed_corpus.zip
+#   own_fuzzer NAME SRC INCDIRS LIBS...
+#                              build a plain (hand-written) harness $OUT/NAME
+
+set -euo pipefail
+SEQFUZZ_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+: "${TARGET:?build.sh must set TARGET before sourcing common.sh}"
+: "${CC:=clang-14}" "${CXX:=clang++-14}"
+: "${CFLAGS:=-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fsanitize=fuzzer-no-link}"
+: "${CXXFLAGS:=$CFLAGS}"
+: "${LIB_FUZZING_ENGINE:=-fsanitize=fuzzer}"
+: "${OUT:=$SEQFUZZ_ROOT/build/targets/$TARGET/libfuzzer}"
+: "${WORK:=$SEQFUZZ_ROOT/build/targets/work/$TARGET-libfuzzer}"
+: "${SEQFUZZ_CACHE:=$SEQFUZZ_ROOT/build/targets/cache}"
+export CC CXX CFLAGS CXXFLAGS LIB_FUZZING_ENGINE OUT WORK
+mkdir -p "$OUT" "$WORK" "$SEQFUZZ_CACHE"
+NPROC=$(nproc)
+
+log() { echo "[$TARGET] $*" >&2; }
+
+# The sanitizer and debug flags of $CFLAGS, without coverage instrumentation.
+runtime_cflags() {
+  local f out=()
+  for f in $CFLAGS; do
+    case "$f" in
+    -fsanitize=fuzzer-no-link | -fsanitize-coverage=* | -fprofile-instr-generate | \
+      -fcoverage-mapping) ;;
+    -fsanitize=*) out+=("$(echo "$f" | sed -e 's/fuzzer-no-link,\?//; s/,fuzzer-no-link//')") ;;
+    *) out+=("$f") ;;
+    esac
+  done
+  echo "${out[@]}"
+}
+
+# Debian bookworm sources through a private apt configuration: nothing on the
+# machine changes (no deb-src line is added to /etc/apt).
+debian_source() {
+  local pkg=$1 apt="$SEQFUZZ_CACHE/apt" dir
+  if [ -e "$SEQFUZZ_CACHE/src/.$pkg.done" ]; then
+    cat "$SEQFUZZ_CACHE/src/.$pkg.done"
+    return
+  fi
+  mkdir -p "$apt/lists/partial" "$SEQFUZZ_CACHE/src"
+  echo "deb-src http://deb.debian.org/debian bookworm main" >"$apt/sources.list"
+  local opts=(-q -o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=/nonexistent"
+    -o "Dir::State::Lists=$apt/lists" -o "APT::Sandbox::User=root")
+  if [ ! -e "$apt/lists/.updated" ]; then
+    apt-get "${opts[@]}" update >&2
+    touch "$apt/lists/.updated"
+  fi
+  (cd "$SEQFUZZ_CACHE/src" && apt-get "${opts[@]}" source --download-only "$pkg" >&2)
+  local dsc
+  dsc=$(ls -t "$SEQFUZZ_CACHE/src/${pkg}_"*.dsc | head -1)
+  (cd "$SEQFUZZ_CACHE/src" && dpkg-source --no-check -x "$(basename "$dsc")" >&2)
+  dir=$(cd "$SEQFUZZ_CACHE/src" && ls -d "$pkg"-*/ | head -1)
+  echo "$SEQFUZZ_CACHE/src/${dir%/}" | tee "$SEQFUZZ_CACHE/src/.$pkg.done"
+}
+
+# seqfuzz's CLI (plain build, shared by all targets) and runtime libraries
+# (built once per set of runtime flags).
+seqfuzz_runtime() {
+  local rtflags key
+  # Several targets may build at once: one runtime build at a time.
+  exec 9>"$SEQFUZZ_ROOT/build/targets/.runtime.lock"
+  flock 9
+  rtflags=$(runtime_cflags)
+  key=$(echo "$rtflags" | md5sum | cut -c1-8)
+  SEQFUZZ_RT="$SEQFUZZ_ROOT/build/targets/runtime-$key"
+  SEQFUZZ="$SEQFUZZ_ROOT/build/targets/tools/seqfuzz"
+  if [ ! -x "$SEQFUZZ" ] || [ -n "$(find "$SEQFUZZ_ROOT"/{base,grammar,sequence,harness,mutator,cli} -newer "$SEQFUZZ" -name '*.[ch]' | head -1)" ]; then
+    cmake -S "$SEQFUZZ_ROOT" -B "$SEQFUZZ_ROOT/build/targets/tools" -DCMAKE_C_COMPILER=clang-14 \
+      -DCMAKE_CXX_COMPILER=clang++-14 -DSEQFUZZ_FUZZERS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    cmake --build "$SEQFUZZ_ROOT/build/targets/tools" -j"$NPROC" --target seqfuzz seqfuzz-afl >/dev/null
+  fi
+  # The runtime is always compiled with clang (also for afl-clang-fast
+  # builds: afl-fuzz should see the library's coverage, not seqfuzz's).
+  cmake -S "$SEQFUZZ_ROOT" -B "$SEQFUZZ_RT" -DCMAKE_C_COMPILER=clang-14 \
+    -DCMAKE_CXX_COMPILER=clang++-14 -DSEQFUZZ_FUZZERS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "-DCMAKE_C_FLAGS=$rtflags" >/dev/null
+  cmake --build "$SEQFUZZ_RT" -j"$NPROC" --target seqfuzz_mutator seqfuzz_core >/dev/null
+  flock -u 9
+}
+
+# seqfuzz_fuzzer NAME API "INCDIR..." LIB...: $OUT/NAME, a seqfuzz fuzzer for
+# API, linked with the library archives or flags LIB...
+seqfuzz_fuzzer() {
+  local name=$1 api=$2 incs=$3
+  shift 3
+  [ -n "${SEQFUZZ_RT:-}" ] || seqfuzz_runtime
+  local obj="$WORK/$name" rtflags inc=()
+  rtflags=$(runtime_cflags)
+  for d in $incs; do inc+=(-I "$d"); done
+  mkdir -p "$obj"
+  "$SEQFUZZ" embed "$api" -o "$obj/embedded.c"
+  # The embedded file takes the addresses of the API's functions, possibly
+  # static inline ones from the target's headers: compile it like the library.
+  $CC $CFLAGS "${inc[@]}" -I "$SEQFUZZ_ROOT" -c "$obj/embedded.c" -o "$obj/embedded.o"
+  local f
+  for f in fuzz_target cmp_trace; do
+    clang-14 $rtflags ${SEQFUZZ_OSSFUZZ:+-DSEQFUZZ_OSSFUZZ=1} -I "$SEQFUZZ_ROOT" \
+      -c "$SEQFUZZ_ROOT/harness/$f.c" -o "$obj/$f.o"
+  done
+  $CXX $CXXFLAGS "$obj/embedded.o" "$obj/fuzz_target.o" "$obj/cmp_trace.o" "$@" \
+    "$SEQFUZZ_RT/libseqfuzz_mutator.a" "$SEQFUZZ_RT/libseqfuzz_core.a" \
+    -Wl,-Bstatic -lffi -lxxhash -Wl,-Bdynamic -ldl -lrt -lm \
+    -Wl,--wrap=__sanitizer_cov_trace_const_cmp1,--wrap=__sanitizer_cov_trace_const_cmp2 \
+    -Wl,--wrap=__sanitizer_cov_trace_const_cmp4,--wrap=__sanitizer_cov_trace_const_cmp8 \
+    -Wl,--wrap=__sanitizer_cov_trace_switch \
+    $LIB_FUZZING_ENGINE -o "$OUT/$name"
+  cp "$api" "$OUT/$name.api"
+  log "built $OUT/$name"
+}
+
+# seqfuzz_seeds NAME API DIR: the text seeds DIR/*.seq, encoded, as
+# $OUT/NAME_seed_corpus.zip (a seed that does not parse fails the build).
+seqfuzz_seeds() {
+  local name=$1 api=$2 dir=$3 tmp
+  tmp=$(mktemp -d)
+  for s in "$dir"/*.seq; do
+    "$SEQFUZZ" encode "$api" "$s" -o "$tmp/$(basename "$s" .seq)"
+  done
+  rm -f "$OUT/${name}_seed_corpus.zip"
+  (cd "$tmp" && zip -q -r "$OUT/${name}_seed_corpus.zip" .)
+  rm -rf "$tmp"
+}
+
+# own_fuzzer NAME SRC "INCDIR..." LIB...: a plain libFuzzer-style harness.
+own_fuzzer() {
+  local name=$1 src=$2 incs=$3 inc=()
+  shift 3
+  for d in $incs; do inc+=(-I "$d"); done
+  case "$src" in
+  *.cc | *.cpp) $CXX $CXXFLAGS "${inc[@]}" -c "$src" -o "$WORK/$name.o" ;;
+  *) $CC $CFLAGS "${inc[@]}" -c "$src" -o "$WORK/$name.o" ;;
+  esac
+  $CXX $CXXFLAGS "$WORK/$name.o" "$@" $LIB_FUZZING_ENGINE -o "$OUT/$name"
+  log "built $OUT/$name"
+}
