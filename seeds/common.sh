@@ -19,6 +19,8 @@
 #   seqfuzz_seeds NAME API DIR encode DIR/*.seq into $OUT/NAME_seed_corpus.zip
 #   own_fuzzer NAME SRC INCDIRS LIBS...
 #                              build a plain (hand-written) harness $OUT/NAME
+#                              (SRC is listed in $OUT/harness-sources.txt, which
+#                              coverage reports leave out)
 
 set -euo pipefail
 SEQFUZZ_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -86,13 +88,14 @@ seqfuzz_runtime() {
   SEQFUZZ_RT="$SEQFUZZ_ROOT/build/targets/runtime-$key"
   SEQFUZZ="$SEQFUZZ_ROOT/build/targets/tools/seqfuzz"
   if [ ! -x "$SEQFUZZ" ] || [ -n "$(find "$SEQFUZZ_ROOT"/{base,grammar,sequence,harness,mutator,cli} -newer "$SEQFUZZ" -name '*.[ch]' | head -1)" ]; then
-    cmake -S "$SEQFUZZ_ROOT" -B "$SEQFUZZ_ROOT/build/targets/tools" -DCMAKE_C_COMPILER=clang-14 \
-      -DCMAKE_CXX_COMPILER=clang++-14 -DSEQFUZZ_FUZZERS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    env -u CFLAGS -u CXXFLAGS -u LDFLAGS cmake -S "$SEQFUZZ_ROOT" -B "$SEQFUZZ_ROOT/build/targets/tools" \
+      -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DSEQFUZZ_FUZZERS=OFF \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS= -DCMAKE_CXX_FLAGS= >/dev/null
     cmake --build "$SEQFUZZ_ROOT/build/targets/tools" -j"$NPROC" --target seqfuzz seqfuzz-afl >/dev/null
   fi
   # The runtime is always compiled with clang (also for afl-clang-fast
   # builds: afl-fuzz should see the library's coverage, not seqfuzz's).
-  cmake -S "$SEQFUZZ_ROOT" -B "$SEQFUZZ_RT" -DCMAKE_C_COMPILER=clang-14 \
+  env -u CFLAGS -u CXXFLAGS -u LDFLAGS cmake -S "$SEQFUZZ_ROOT" -B "$SEQFUZZ_RT" -DCMAKE_C_COMPILER=clang-14 \
     -DCMAKE_CXX_COMPILER=clang++-14 -DSEQFUZZ_FUZZERS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_C_FLAGS=$rtflags" >/dev/null
   cmake --build "$SEQFUZZ_RT" -j"$NPROC" --target seqfuzz_mutator seqfuzz_core >/dev/null
@@ -152,5 +155,7 @@ own_fuzzer() {
   *) $CC $CFLAGS "${inc[@]}" -c "$src" -o "$WORK/$name.o" ;;
   esac
   $CXX $CXXFLAGS "$WORK/$name.o" "$@" $LIB_FUZZING_ENGINE -o "$OUT/$name"
+  # Coverage reports count the library's code, not the harness's.
+  echo "$src" >>"$OUT/harness-sources.txt"
   log "built $OUT/$name"
 }

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Branch coverage of each real library's source: seqfuzz vs the library's own
+# (or OSS-Fuzz's) harness, both under plain libFuzzer, same time budget, one
+# core each, side by side, several seeds; medians and their ratio.
+#
+#   bench/coverage.sh [--seconds S] [--seeds N] [LIB...]
+#
+# Defaults: 600 s, 3 seeds, all of cjson zlib sqlite3 pcre2 libyaml. Each
+# fuzzer starts from its own seed corpus (the target's seed sequences for
+# seqfuzz; the project's seed corpus, if it ships one, for the other), with
+# its dictionary, -timeout=25 -rss_limit_mb=2560. Coverage is measured on the
+# final corpus with the coverage build (scripts/coverage-target.sh): covered
+# branches and lines of the library's own files, counted (not percentages:
+# the two binaries may link different parts of a static library).
+# Results: a table on stdout and build/bench/coverage-<date>.txt.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+secs=600 seeds=3
+libs=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --seconds) secs=$2; shift 2 ;;
+  --seeds) seeds=$2; shift 2 ;;
+  *) libs+=("$1"); shift ;;
+  esac
+done
+[ ${#libs[@]} -gt 0 ] || libs=(cjson zlib sqlite3 pcre2 libyaml)
+work="$root/build/bench/coverage"
+mkdir -p "$work"
+result="$root/build/bench/coverage-$(date +%Y%m%d-%H%M%S).txt"
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
+
+run_one() { # run_one LIB FUZZER SEED CORE
+  local lib=$1 f=$2 seed=$3 core=$4 bindir="$root/build/targets/$1/libfuzzer"
+  local corpus="$work/$lib/$f-$seed"
+  rm -rf "$corpus" "$corpus.crashes"
+  mkdir -p "$corpus" "$corpus.crashes"
+  [ -f "$bindir/${lib}_${f}_seed_corpus.zip" ] && unzip -q -o "$bindir/${lib}_${f}_seed_corpus.zip" -d "$corpus"
+  local dict=()
+  [ -f "$bindir/${lib}_$f.dict" ] && dict=(-dict="$bindir/${lib}_$f.dict")
+  SEQFUZZ_STATS=0 taskset -c "$core" "$bindir/${lib}_$f" -max_total_time="$secs" -seed="$seed" \
+    -timeout=25 -rss_limit_mb=2560 -artifact_prefix="$corpus.crashes/" "${dict[@]}" "$corpus" \
+    >"$corpus.log" 2>&1 || true
+}
+
+{
+  echo "# bench/coverage.sh --seconds $secs --seeds $seeds ${libs[*]} ($(date -u +%F), $(nproc) cores)"
+  printf '%-8s | %-28s | %-28s | %-6s | %-6s | %s\n' library "seqfuzz branches (median: all)" \
+    "own branches (median: all)" ratio "lines" crashes
+} | tee "$result"
+for lib in "${libs[@]}"; do
+  for mode in libfuzzer coverage; do
+    [ -x "$root/build/targets/$lib/$mode/${lib}_seqfuzz" ] || "$root/scripts/build-target.sh" "$lib" $mode >/dev/null
+  done
+  declare -A br=() ln=()
+  crashes=0
+  for seed in $(seq 1 "$seeds"); do
+    run_one "$lib" seqfuzz "$seed" 0 &
+    run_one "$lib" own "$seed" 1 &
+    wait
+    for f in seqfuzz own; do
+      read -r _ lc _ bc _ < <("$root/scripts/coverage-target.sh" "$lib" --fuzzer "$f" \
+        -o "$work/$lib/report-$f-$seed" "$work/$lib/$f-$seed" 2>/dev/null | grep '^COVERAGE')
+      br[$f]="${br[$f]:-} $bc"
+      ln[$f]="${ln[$f]:-} $lc"
+      crashes=$((crashes + $(find "$work/$lib/$f-$seed.crashes" -type f | wc -l)))
+    done
+  done
+  ms=$(echo "${br[seqfuzz]}" | median) mo=$(echo "${br[own]}" | median)
+  ls_=$(echo "${ln[seqfuzz]}" | median) lo=$(echo "${ln[own]}" | median)
+  printf '%-8s | %-28s | %-28s | %-6s | %-6s | %s\n' "$lib" "$ms:${br[seqfuzz]}" "$mo:${br[own]}" \
+    "$(awk -v a="$ms" -v b="$mo" 'BEGIN {printf "%.2fx", b ? a / b : 0}')" \
+    "$(awk -v a="$ls_" -v b="$lo" 'BEGIN {printf "%.2fx", b ? a / b : 0}')" "$crashes" | tee -a "$result"
+  unset br ln
+done
+echo "results: $result; corpora, logs and reports: $work" >&2

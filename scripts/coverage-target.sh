@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Line and branch coverage of a real library's own source reached by a corpus
+# (llvm-cov, source-based), as a text summary and HTML.
+#
+#   scripts/coverage-target.sh LIB [--fuzzer seqfuzz|own] [-o DIR] CORPUS_DIR...
+#
+# Runs every input of the corpus directories once through the coverage build
+# of LIB's fuzzer (scripts/build-target.sh LIB coverage, built if missing) and
+# writes DIR/summary.txt (per file and total) and DIR/html/index.html. The
+# harnesses, seqfuzz's glue headers and system headers are not counted. The
+# last line printed is machine-readable:
+#   COVERAGE <lines covered> <lines> <branches covered> <branches>
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+usage() { echo "usage: coverage-target.sh LIB [--fuzzer seqfuzz|own] [-o DIR] CORPUS_DIR..." >&2; exit 2; }
+[ $# -ge 1 ] || usage
+lib=$1; shift
+fuzzer=seqfuzz out=""
+corpora=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --fuzzer) fuzzer=$2; shift 2 ;;
+  -o) out=$2; shift 2 ;;
+  -*) usage ;;
+  *) corpora+=("$1"); shift ;;
+  esac
+done
+[ ${#corpora[@]} -ge 1 ] || usage
+bindir="$root/build/targets/$lib/coverage"
+bin="$bindir/${lib}_$fuzzer"
+[ -x "$bin" ] || "$root/scripts/build-target.sh" "$lib" coverage >&2
+[ -n "$out" ] || out="$root/build/targets/$lib/report-$fuzzer"
+rm -rf "$out"
+mkdir -p "$out/profiles"
+
+# Every input once. A crashing input would end a whole-directory run, so
+# then the inputs run one by one.
+export LLVM_PROFILE_FILE="$out/profiles/%p-%m.profraw"
+if ! "$bin" -runs=0 -timeout=25 -rss_limit_mb=4096 "${corpora[@]}" >"$out/run.log" 2>&1; then
+  echo "coverage: a whole-corpus run failed (see $out/run.log); running inputs one by one" >&2
+  rm -f "$out"/profiles/*
+  find "${corpora[@]}" -type f -print0 |
+    xargs -0 -n 64 sh -c '"$0" -runs=0 -timeout=25 "$@" >/dev/null 2>&1 || for f; do "$0" -timeout=25 "$f" >/dev/null 2>&1 || true; done' "$bin"
+fi
+llvm-profdata-14 merge -sparse "$out"/profiles/*.profraw -o "$out/merged.profdata"
+
+# Not the library: harness sources, seqfuzz's embedded table and glue, /usr.
+ignore="^/usr/|/embedded\.c$|^$root/seeds/"
+if [ -f "$bindir/harness-sources.txt" ]; then
+  while read -r f; do ignore="$ignore|^$(realpath "$f" | sed 's/[.[\*^$()+?{|]/\\&/g')\$"; done \
+    <"$bindir/harness-sources.txt"
+fi
+llvm-cov-14 report "$bin" -instr-profile="$out/merged.profdata" -ignore-filename-regex="$ignore" \
+  >"$out/summary.txt"
+llvm-cov-14 show "$bin" -instr-profile="$out/merged.profdata" -ignore-filename-regex="$ignore" \
+  -format=html -show-branches=count -output-dir="$out/html" >/dev/null
+# TOTAL  regions missed cover  functions missed executed  lines missed cover  branches missed cover
+awk -v lib="$lib" -v f="$fuzzer" -v out="$out" '$1 == "TOTAL" {
+  printf "%s %s: lines %d/%d (%s), branches %d/%d (%s); report in %s\n", lib, f, $8 - $9, $8, $10,
+         $11 - $12, $11, $13, out
+  printf "COVERAGE %d %d %d %d\n", $8 - $9, $8, $11 - $12, $11 }' "$out/summary.txt"
