@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Install seqfuzz's build and test dependencies from Debian 12's packages
+# (dpkg-dev, patch, bzip2, xz-utils, tcl: unpacking and building the real
+# libraries of seeds/; llvm-14: coverage reports)
 # (only what is missing; needs root or sudo).
 set -euo pipefail
-pkgs=(clang-14 libclang-rt-14-dev cmake make pkg-config libffi-dev libxxhash-dev libcmocka-dev)
+pkgs=(clang-14 libclang-rt-14-dev llvm-14 cmake make pkg-config libffi-dev libxxhash-dev libcmocka-dev
+  dpkg-dev patch bzip2 xz-utils zip unzip tcl)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

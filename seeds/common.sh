@@ -60,10 +60,10 @@ debian_source() {
     cat "$SEQFUZZ_CACHE/src/.$pkg.done"
     return
   fi
-  mkdir -p "$apt/lists/partial" "$SEQFUZZ_CACHE/src"
+  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$SEQFUZZ_CACHE/src"
   echo "deb-src http://deb.debian.org/debian bookworm main" >"$apt/sources.list"
   local opts=(-q -o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=/nonexistent"
-    -o "Dir::State::Lists=$apt/lists" -o "APT::Sandbox::User=root")
+    -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache" -o "APT::Sandbox::User=root")
   if [ ! -e "$apt/lists/.updated" ]; then
     apt-get "${opts[@]}" update >&2
     touch "$apt/lists/.updated"

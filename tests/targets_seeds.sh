@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Each real-library target (seeds/<lib>/build.sh) builds from its Debian
+# source, and every seed sequence of its grammar runs through the executor to
+# the end (no error stop) with no sanitizer report.
+#   tests/targets_seeds.sh [LIB...]     (default: every seeds/*/build.sh)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+libs=("$@")
+if [ ${#libs[@]} -eq 0 ]; then
+  for b in "$root"/seeds/*/build.sh; do libs+=("$(basename "$(dirname "$b")")"); done
+fi
+[ ${#libs[@]} -gt 0 ] || { echo "no targets found" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+for lib in "${libs[@]}"; do
+  out="$root/build/targets/$lib/libfuzzer"
+  "$root/scripts/build-target.sh" "$lib" libfuzzer >"$tmp/$lib.build.log" 2>&1 ||
+    { echo "FAIL $lib: build (log below)"; tail -20 "$tmp/$lib.build.log"; fail=1; continue; }
+  mkdir -p "$tmp/$lib"
+  unzip -q "$out/${lib}_seqfuzz_seed_corpus.zip" -d "$tmp/$lib"
+  nseeds=$(find "$tmp/$lib" -type f | wc -l)
+  nfiles=$(ls "$root/seeds/$lib/seeds/"*.seq | wc -l)
+  log="$tmp/$lib.log"
+  rc=0
+  SEQFUZZ_TRACE=1 "$out/${lib}_seqfuzz" -runs=0 "$tmp/$lib" >"$log" 2>&1 || rc=$?
+  # libFuzzer runs every input once; with -runs=0 it also runs the empty input.
+  ok=$(grep -c 'seqfuzz: outcome: ok, [1-9]' "$log" || true)
+  if [ "$rc" -ne 0 ] || grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:|seqfuzz: outcome: stopped' "$log" ||
+    [ "$nseeds" -ne "$nfiles" ] || [ "$ok" -lt "$nseeds" ]; then
+    echo "FAIL $lib: exit $rc, $ok of $nseeds seeds ran to the end ($nfiles .seq files); log:"
+    grep -E 'ERROR|runtime error|stopped|SUMMARY' "$log" | head -20
+    fail=1
+  else
+    echo "ok   $lib: $nseeds seeds, every call made, no report"
+  fi
+done
+exit $fail
