@@ -15,7 +15,7 @@ function(seqfuzz_add_fuzzer name)
   add_executable(${name} ${gen} ${SEQFUZZ_SOURCE_DIR}/harness/fuzz_target.c
                          ${SEQFUZZ_SOURCE_DIR}/harness/cmp_trace.c)
   target_include_directories(${name} PRIVATE ${SEQFUZZ_SOURCE_DIR} ${ARG_INCLUDES})
-  target_link_libraries(${name} PRIVATE ${ARG_LIBRARIES} seqfuzz_mutator seqfuzz_core)
+  target_link_libraries(${name} PRIVATE ${ARG_LIBRARIES} seqfuzz_solver seqfuzz_mutator seqfuzz_core)
   if(SEQFUZZ_OSSFUZZ)
     target_compile_definitions(${name} PRIVATE SEQFUZZ_OSSFUZZ=1)
   endif()
@@ -25,6 +25,8 @@ endfunction()
 
 # The comparison callbacks the harness notes constants from (harness/cmp_trace.h).
 set(SEQFUZZ_CMP_WRAP
+    -Wl,--wrap=__sanitizer_cov_trace_cmp1,--wrap=__sanitizer_cov_trace_cmp2
+    -Wl,--wrap=__sanitizer_cov_trace_cmp4,--wrap=__sanitizer_cov_trace_cmp8
     -Wl,--wrap=__sanitizer_cov_trace_const_cmp1,--wrap=__sanitizer_cov_trace_const_cmp2
     -Wl,--wrap=__sanitizer_cov_trace_const_cmp4,--wrap=__sanitizer_cov_trace_const_cmp8
     -Wl,--wrap=__sanitizer_cov_trace_switch)

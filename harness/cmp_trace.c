@@ -1,16 +1,19 @@
 #include "cmp_trace.h"
 
 #include <stdbool.h>
+#include <string.h>
 
+#define NO_COV __attribute__((no_sanitize("coverage")))
+
+/* ---- constants mode ---- */
 #define MAX_NOTED 64
-
 static uint64_t noted[MAX_NOTED];
 static uint32_t nnoted;
-static bool tracing;
+static bool noting;
 
 /* Constants worth a mutator's time: not the small numbers it tries anyway. */
-__attribute__((no_sanitize("coverage"))) static void note(uint64_t c) {
-  if (!tracing || c < 256 || c == UINT64_MAX || c == UINT32_MAX) return;
+NO_COV static void note(uint64_t c) {
+  if (!noting || c < 256 || c == UINT64_MAX || c == UINT32_MAX) return;
   for (uint32_t i = 0; i < nnoted; i++)
     if (noted[i] == c) return;
   if (nnoted < MAX_NOTED) noted[nnoted++] = c;
@@ -18,44 +21,118 @@ __attribute__((no_sanitize("coverage"))) static void note(uint64_t c) {
 
 void sf_cmp_trace_begin(void) {
   nnoted = 0;
-  tracing = true;
+  noting = true;
 }
 
 uint32_t sf_cmp_trace_end(uint64_t *out, uint32_t cap) {
-  tracing = false;
+  noting = false;
   uint32_t n = nnoted < cap ? nnoted : cap;
   for (uint32_t i = 0; i < n; i++)
     out[i] = noted[i];
   return n;
 }
 
+/* ---- records mode ---- */
+static sf_cmp_record records[SF_CMP_MAX_RECORDS];
+static uint32_t nrecords;
+static uint32_t current_call;
+static bool recording;
+
+/* Occurrences per (site, call) in this run: open addressing, cleared per run
+ * through the list of used slots. */
+#define SLOTS 8192
+static struct {
+  uint64_t site; /* 0: free */
+  uint32_t call, count;
+} slots[SLOTS];
+static uint32_t used[SLOTS], nused;
+
+NO_COV static uint32_t *occurrences(uint64_t site) {
+  uint32_t h = (uint32_t)(((site ^ ((uint64_t)current_call << 40)) * 0x9E3779B97F4A7C15ull) >> 51);
+  for (uint32_t i = 0; i < SLOTS; i++, h = (h + 1) & (SLOTS - 1)) {
+    if (slots[h].site == site && slots[h].call == current_call) return &slots[h].count;
+    if (!slots[h].site) {
+      if (nused >= SLOTS / 2) return NULL; /* full enough: stop recording new sites */
+      slots[h].site = site;
+      slots[h].call = current_call;
+      slots[h].count = 0;
+      used[nused++] = h;
+      return &slots[h].count;
+    }
+  }
+  return NULL;
+}
+
+NO_COV static void record(uint64_t site, uint64_t a, uint64_t b, uint8_t width, uint8_t kind) {
+  if (!recording || nrecords >= SF_CMP_MAX_RECORDS) return;
+  uint32_t *n = occurrences(site);
+  if (!n || *n >= SF_CMP_MAX_OCCURRENCES) return;
+  sf_cmp_record *r = &records[nrecords++];
+  r->site = site;
+  r->a = a;
+  r->b = b;
+  r->call = current_call;
+  r->occurrence = (uint16_t)(*n)++;
+  r->width = width;
+  r->kind = kind;
+}
+
+void sf_cmp_trace_begin_records(void) {
+  for (uint32_t i = 0; i < nused; i++)
+    slots[used[i]].site = 0;
+  nused = 0;
+  nrecords = 0;
+  current_call = 0;
+  recording = true;
+}
+
+void sf_cmp_trace_set_call(uint32_t call) {
+  current_call = call;
+}
+
+uint32_t sf_cmp_trace_end_records(const sf_cmp_record **out) {
+  recording = false;
+  *out = records;
+  return nrecords;
+}
+
+/* ---- the wrappers ---- */
 /* The engines' own callbacks, reached through --wrap. */
+void __real___sanitizer_cov_trace_cmp1(uint8_t a, uint8_t b);
+void __real___sanitizer_cov_trace_cmp2(uint16_t a, uint16_t b);
+void __real___sanitizer_cov_trace_cmp4(uint32_t a, uint32_t b);
+void __real___sanitizer_cov_trace_cmp8(uint64_t a, uint64_t b);
 void __real___sanitizer_cov_trace_const_cmp1(uint8_t a, uint8_t b);
 void __real___sanitizer_cov_trace_const_cmp2(uint16_t a, uint16_t b);
 void __real___sanitizer_cov_trace_const_cmp4(uint32_t a, uint32_t b);
 void __real___sanitizer_cov_trace_const_cmp8(uint64_t a, uint64_t b);
 void __real___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases);
 
+#define SITE() ((uint64_t)(uintptr_t)__builtin_return_address(0))
+
 #define WRAP(n, T)                                                                                 \
-  __attribute__((no_sanitize("coverage"))) void __wrap___sanitizer_cov_trace_const_cmp##n(T a,     \
-                                                                                          T b) {   \
-    note(a); /* the first argument is the compile-time constant */                                 \
+  NO_COV void __wrap___sanitizer_cov_trace_cmp##n(T a, T b) {                                      \
+    if (recording) record(SITE(), a, b, n, SF_TRACE_VAR);                                          \
+    __real___sanitizer_cov_trace_cmp##n(a, b);                                                     \
+  }                                                                                                \
+  NO_COV void __wrap___sanitizer_cov_trace_const_cmp##n(T a, T b) {                                \
+    if (n > 1) note(a); /* the first argument is the compile-time constant */                      \
+    if (recording) record(SITE(), a, b, n, SF_TRACE_CONST);                                        \
     __real___sanitizer_cov_trace_const_cmp##n(a, b);                                               \
   }
+WRAP(1, uint8_t)
 WRAP(2, uint16_t)
 WRAP(4, uint32_t)
 WRAP(8, uint64_t)
 #undef WRAP
 
-__attribute__((no_sanitize("coverage"))) void __wrap___sanitizer_cov_trace_const_cmp1(uint8_t a,
-                                                                                      uint8_t b) {
-  __real___sanitizer_cov_trace_const_cmp1(a, b); /* bytes: nothing worth noting */
-}
-
-__attribute__((no_sanitize("coverage"))) void __wrap___sanitizer_cov_trace_switch(uint64_t val,
-                                                                                  uint64_t *cases) {
+NO_COV void __wrap___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
   /* cases[0]: number of cases, cases[1]: bit width, then the case values. */
-  for (uint64_t i = 0; i < cases[0] && i < 64; i++)
+  uint64_t site = SITE();
+  uint8_t width = (uint8_t)(cases[1] / 8);
+  for (uint64_t i = 0; i < cases[0] && i < 64; i++) {
     note(cases[2 + i]);
+    if (recording) record(site ^ ((i + 1) << 56), cases[2 + i], val, width, SF_TRACE_SWITCH);
+  }
   __real___sanitizer_cov_trace_switch(val, cases);
 }

@@ -1,16 +1,23 @@
-/* cmp_trace.h: the constants the target compares its values against.
+/* cmp_trace.h: the comparisons the target makes.
  *
  * A library built with -fsanitize-coverage=trace-cmp (libFuzzer's
- * -fsanitize=fuzzer-no-link includes it) calls __sanitizer_cov_trace_const_cmpN
- * with the constant and the value of each comparison, and
- * __sanitizer_cov_trace_switch with the cases of each switch. The engines'
- * runtimes define those callbacks, so a fuzzer links with
- * -Wl,--wrap=__sanitizer_cov_trace_const_cmp1,... (seqfuzz_add_fuzzer does)
- * and cmp_trace.c's wrappers note the constants before passing each call on.
- * The run records carry them to the mutator, which uses them as integer
- * arguments: magic values random numbers never hit. (afl-clang-fast drops
- * trace-cmp for its own instrumentation: under AFL++ nothing is traced yet;
- * AFL++'s cmplog hooks would be the way.) */
+ * -fsanitize=fuzzer-no-link includes it) calls __sanitizer_cov_trace_cmpN and
+ * __sanitizer_cov_trace_const_cmpN with the operands of each integer
+ * comparison, and __sanitizer_cov_trace_switch with the cases of each switch.
+ * The engines' runtimes define those callbacks, so a fuzzer links with
+ * -Wl,--wrap=__sanitizer_cov_trace_cmp1,... (seqfuzz_add_fuzzer does) and
+ * cmp_trace.c's wrappers look at each call before passing it on.
+ *
+ * Two modes, chosen per run:
+ *  - constants (sf_cmp_trace_begin/end): the distinct constants compared
+ *    against, which the run records carry to the mutator as integer
+ *    arguments: magic values random numbers never hit;
+ *  - records (sf_cmp_trace_begin_records/end_records): every comparison with
+ *    its site, width, operands and the call of the sequence that was running,
+ *    for the solver (solver/solver.h). Bounded: at most SF_CMP_MAX_RECORDS per
+ *    run and SF_CMP_MAX_OCCURRENCES per site and call, so loops do not flood.
+ * (afl-clang-fast drops trace-cmp for its own instrumentation: an AFL++ build
+ * traces nothing; the solver then works through a libFuzzer build.) */
 #ifndef SF_CMP_TRACE_H
 #define SF_CMP_TRACE_H
 
@@ -20,5 +27,26 @@
 void sf_cmp_trace_begin(void);
 /* Stop, copy at most cap distinct constants to out; returns their number. */
 uint32_t sf_cmp_trace_end(uint64_t *out, uint32_t cap);
+
+#define SF_CMP_MAX_RECORDS     4096
+#define SF_CMP_MAX_OCCURRENCES 4
+
+enum { SF_TRACE_VAR = 0, SF_TRACE_CONST = 1, SF_TRACE_SWITCH = 2 };
+
+typedef struct sf_cmp_record {
+  uint64_t site;       /* the comparison's address (switch case i: ^ (i + 1) << 56) */
+  uint64_t a, b;       /* operands, zero-extended (const: a is the constant; switch: b) */
+  uint32_t call;       /* the sequence's call that was running */
+  uint16_t occurrence; /* how many times this site was reached before in this call */
+  uint8_t width;       /* operand size in bytes: 1, 2, 4 or 8 */
+  uint8_t kind;        /* SF_TRACE_VAR, SF_TRACE_CONST, SF_TRACE_SWITCH */
+} sf_cmp_record;
+
+/* Start recording every comparison (a new run). */
+void sf_cmp_trace_begin_records(void);
+/* The sequence's call about to run (set by the executor's hooks). */
+void sf_cmp_trace_set_call(uint32_t call);
+/* Stop recording; *out points to the records (valid until the next begin). */
+uint32_t sf_cmp_trace_end_records(const sf_cmp_record **out);
 
 #endif

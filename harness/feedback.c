@@ -49,8 +49,7 @@ bool sf_feedback_valid(const sf_feedback *fb, uint64_t input_hash) {
   return fb && __atomic_load_n(&fb->magic, __ATOMIC_ACQUIRE) == SF_FB_MAGIC &&
          fb->version == SF_FB_VERSION && fb->input_hash == input_hash &&
          fb->nvalues <= SF_FB_MAX_VALUES && fb->ncmp <= SF_FB_MAX_CMP &&
-         fb->stop_call <= fb->ncalls &&
-         fb->ncalls <= SF_SEQ_MAX_CALLS;
+         fb->stop_call <= fb->ncalls && fb->ncalls <= SF_SEQ_MAX_CALLS;
 }
 
 struct sf_channel {

@@ -21,6 +21,7 @@
 #include "feedback.h"
 #include "mutator/mutate.h"
 #include "options.h"
+#include "solver/solver.h"
 
 /* libFuzzer's own byte mutator (libAFLDriver's returns 0: no mutation). */
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
@@ -35,7 +36,35 @@ static struct {
   sf_feedback local;   /* libFuzzer mode */
   uint64_t execs, illegal, foreign;
   time_t last_stats;
+  sf_solver *solver; /* NULL when SEQFUZZ_SOLVER=0 */
+  sf_buf solved;
+  double start, solver_seconds;
+  uint64_t solver_idle_until; /* mutations to wait after finding no frontier */
+  uint64_t mutations;
 } G;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void set_running_call(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o) {
+  (void)ctx;
+  (void)x;
+  (void)s;
+  sf_cmp_trace_set_call(o->call + 1);
+}
+
+/* The solver's runner: a run with every comparison recorded. */
+static uint32_t traced_run(void *ctx, const sf_seq *s, const sf_cmp_record **rec) {
+  (void)ctx;
+  sf_exec_hooks hooks = {NULL, set_running_call, NULL};
+  sf_run_result r;
+  sf_cmp_trace_begin_records();
+  sf_exec_run(G.exec, s, &hooks, &r);
+  return sf_cmp_trace_end_records(rec);
+}
 
 static void *resolve_embedded(void *ctx, const char *name) {
   (void)ctx;
@@ -49,9 +78,18 @@ static void *resolve_embedded(void *ctx, const char *name) {
 static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *fb) {
   (void)ctx;
   if (sf_mutator_interpret(G.mut, &G.probe_seq, data, size)) sf_seq_clear(&G.probe_seq);
+  uint64_t hash = sf_feedback_input_hash(data, size);
   sf_cmp_trace_begin();
-  sf_feedback_run(G.exec, &G.probe_seq, sf_feedback_input_hash(data, size), fb);
+  sf_feedback_run(G.exec, &G.probe_seq, hash, fb);
   fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
+  if (G.solver) {
+    /* A corpus entry: the solver learns its comparisons, and counts it as a
+     * confirmation if it is one of its results. */
+    const sf_cmp_record *rec;
+    uint32_t n = traced_run(NULL, &G.probe_seq, &rec);
+    sf_solver_observe(G.solver, &G.probe_seq, rec, n);
+    sf_solver_note_input(G.solver, hash);
+  }
 }
 
 static void init_once(void) {
@@ -79,6 +117,12 @@ static void init_once(void) {
     exit(1);
   }
   G.channel = sf_channel_attach();
+  if (G.opt.solver && !G.channel) {
+    sf_solver_options so = {.timeout_ms = (uint32_t)G.opt.solver_timeout};
+    G.solver = sf_solver_new(G.api, &so, traced_run, NULL);
+    if (!G.solver) fprintf(stderr, "seqfuzz: the solver could not start; fuzzing without it\n");
+  }
+  G.start = now_seconds();
   sf_seq_init(&G.seq, G.api);
   sf_seq_init(&G.probe_seq, G.api);
   sf_mutator_set_runner(G.mut, probe_run, NULL);
@@ -103,6 +147,37 @@ static void print_stats(void) {
           100.0 * (double)s.pruned_equiv / cand, (unsigned long long)s.pool_size,
           (unsigned long long)s.states_seen, (unsigned long long)s.probes,
           s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0);
+  if (!G.solver) return;
+  sf_solver_stats v;
+  sf_solver_get_stats(G.solver, &v);
+  fprintf(stderr,
+          "seqfuzz: solver: %.1f%% of the time | sites %llu, frontiers %llu | attempts %llu: "
+          "no influence %llu, unfit %llu | queries %llu: sat %llu, unsat %llu, timeout %llu | "
+          "flips %llu, kept by the engine %llu | crashes %llu\n",
+          100.0 * G.solver_seconds / (now_seconds() - G.start + 1e-9), (unsigned long long)v.sites,
+          (unsigned long long)v.frontiers, (unsigned long long)v.attempts,
+          (unsigned long long)v.no_influence, (unsigned long long)v.unfit,
+          (unsigned long long)v.queries, (unsigned long long)v.sat, (unsigned long long)v.unsat,
+          (unsigned long long)v.timeouts, (unsigned long long)v.flips,
+          (unsigned long long)v.confirmed, (unsigned long long)v.crashes);
+}
+
+/* The solver stage: at most SEQFUZZ_SOLVER_BUDGET percent of the time. */
+static size_t solver_stage(uint8_t *data, size_t max_size) {
+  G.mutations++;
+  if (!G.solver || G.mutations < G.solver_idle_until) return 0;
+  double t0 = now_seconds();
+  if (G.solver_seconds > (double)G.opt.solver_budget / 100.0 * (t0 - G.start)) return 0;
+  sf_solver_stats before, after;
+  sf_solver_get_stats(G.solver, &before);
+  sf_buf_reset(&G.solved);
+  int rc = sf_solver_step(G.solver, &G.solved);
+  G.solver_seconds += now_seconds() - t0;
+  sf_solver_get_stats(G.solver, &after);
+  if (after.attempts == before.attempts) G.solver_idle_until = G.mutations + 4096;
+  if (rc != 1 || G.solved.len > max_size) return 0;
+  memcpy(data, G.solved.data, G.solved.len);
+  return G.solved.len;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
@@ -110,7 +185,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   /* -minimize_crash hands the mutator a crashing input: running it to learn
    * its states would crash inside the mutator. */
   for (int i = 1; i < *argc; i++)
-    if (strncmp((*argv)[i], "-minimize_crash", 15) == 0) sf_mutator_set_runner(G.mut, NULL, NULL);
+    if (strncmp((*argv)[i], "-minimize_crash", 15) == 0) {
+      sf_mutator_set_runner(G.mut, NULL, NULL);
+      sf_solver_free(G.solver); /* its results would not be smaller crashes */
+      G.solver = NULL;
+    }
   return 0;
 }
 
@@ -190,6 +269,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
   init_once();
+  size_t solved = solver_stage(data, max_size);
+  if (solved) return solved;
   static uint8_t *out;
   static size_t outcap;
   if (outcap < max_size) {

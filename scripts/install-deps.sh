@@ -4,7 +4,7 @@
 # libraries of seeds/; llvm-14: coverage reports)
 # (only what is missing; needs root or sudo).
 set -euo pipefail
-pkgs=(clang-14 libclang-rt-14-dev llvm-14 cmake make pkg-config libffi-dev libxxhash-dev libcmocka-dev
+pkgs=(clang-14 libclang-rt-14-dev llvm-14 cmake make pkg-config libffi-dev libxxhash-dev libz3-dev libcmocka-dev
   dpkg-dev patch bzip2 xz-utils zip unzip tcl)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -98,7 +98,7 @@ seqfuzz_runtime() {
   env -u CFLAGS -u CXXFLAGS -u LDFLAGS cmake -S "$SEQFUZZ_ROOT" -B "$SEQFUZZ_RT" -DCMAKE_C_COMPILER=clang-14 \
     -DCMAKE_CXX_COMPILER=clang++-14 -DSEQFUZZ_FUZZERS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_C_FLAGS=$rtflags" >/dev/null
-  cmake --build "$SEQFUZZ_RT" -j"$NPROC" --target seqfuzz_mutator seqfuzz_core >/dev/null
+  cmake --build "$SEQFUZZ_RT" -j"$NPROC" --target seqfuzz_solver seqfuzz_mutator seqfuzz_core >/dev/null
   flock -u 9
 }
 
@@ -122,8 +122,10 @@ seqfuzz_fuzzer() {
       -c "$SEQFUZZ_ROOT/harness/$f.c" -o "$obj/$f.o"
   done
   $CXX $CXXFLAGS "$obj/embedded.o" "$obj/fuzz_target.o" "$obj/cmp_trace.o" "$@" \
-    "$SEQFUZZ_RT/libseqfuzz_mutator.a" "$SEQFUZZ_RT/libseqfuzz_core.a" \
-    -Wl,-Bstatic -lffi -lxxhash -Wl,-Bdynamic -ldl -lrt -lm \
+    "$SEQFUZZ_RT/libseqfuzz_solver.a" "$SEQFUZZ_RT/libseqfuzz_mutator.a" \
+    "$SEQFUZZ_RT/libseqfuzz_core.a" -Wl,-Bstatic -lffi -lxxhash -Wl,-Bdynamic -lz3 -ldl -lrt -lm \
+    -Wl,--wrap=__sanitizer_cov_trace_cmp1,--wrap=__sanitizer_cov_trace_cmp2 \
+    -Wl,--wrap=__sanitizer_cov_trace_cmp4,--wrap=__sanitizer_cov_trace_cmp8 \
     -Wl,--wrap=__sanitizer_cov_trace_const_cmp1,--wrap=__sanitizer_cov_trace_const_cmp2 \
     -Wl,--wrap=__sanitizer_cov_trace_const_cmp4,--wrap=__sanitizer_cov_trace_const_cmp8 \
     -Wl,--wrap=__sanitizer_cov_trace_switch \

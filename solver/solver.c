@@ -1,0 +1,729 @@
+/* solver.c: one attempt on a frontier: variables of the witness, perturbed
+ * runs, influence and transfer functions, the Z3 query, the write-back. */
+#include "solver.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../base/sf_rng.h"
+#include "../harness/feedback.h"
+#include "frontier.h"
+#include "internal.h"
+
+#define MAX_VARS   96
+#define MAX_KEYS   33 /* the target comparison and up to 32 before it */
+#define NPROBES    6  /* runs per variable: odd step, random, then four more */
+#define MAX_ELEMS  64 /* buffer elements taken as variables, per argument */
+#define NCONFIRM   256
+#define SHARED_MAX (1u << 20) /* largest input an isolated attempt hands back */
+
+/* What an attempt in a child process leaves for its parent. */
+typedef struct shared {
+  uint32_t done; /* the child finished (else it crashed or hung) */
+  int32_t rc;
+  bool give_up;
+  sf_solver_stats st;
+  uint32_t input_len, result_len;
+  uint8_t input[SHARED_MAX];  /* the input being run (a crash's reproducer) */
+  uint8_t result[SHARED_MAX]; /* the attempt's output */
+} shared;
+
+struct sf_solver {
+  const sf_api *api;
+  sf_solver_options opt;
+  sf_solver_runner run;
+  void *ctx;
+  sf_frontier fr;
+  sf_smt *smt;
+  sf_rng rng;
+  sf_solver_stats st;
+  sf_seq w; /* the witness of the current attempt */
+  sf_buf scratch;
+  uint64_t emitted[NCONFIRM]; /* hashes of recent results, for confirmations */
+  uint32_t nemitted;
+  shared *sh;   /* NULL: attempts run in-process */
+  bool debug;   /* SEQFUZZ_SOLVER_DEBUG: a line per attempt on stderr */
+  bool give_up; /* the attempt found the site hopeless (operands not deterministic) */
+};
+
+/* A comparison occurrence, identified across runs of the same calls. */
+typedef struct key {
+  uint64_t site;
+  uint32_t call;
+  uint16_t occurrence;
+  uint8_t width, kind;
+  uint64_t a0, b0; /* operands in the witness's run */
+} key;
+
+/* Operands of each key in one run (found: reached). */
+typedef struct obs {
+  uint64_t a[MAX_KEYS], b[MAX_KEYS];
+  bool found[MAX_KEYS];
+} obs;
+
+sf_solver *sf_solver_new(const sf_api *api, const sf_solver_options *opt, sf_solver_runner run,
+                         void *ctx) {
+  sf_solver *sv = calloc(1, sizeof *sv);
+  if (!sv) return NULL;
+  sv->api = api;
+  sv->run = run;
+  sv->ctx = ctx;
+  if (opt) sv->opt = *opt;
+  if (!sv->opt.timeout_ms) sv->opt.timeout_ms = 100;
+  if (!sv->opt.max_runs) sv->opt.max_runs = 400;
+  if (!sv->opt.max_tries) sv->opt.max_tries = 2;
+  sf_rng_seed(&sv->rng, sv->opt.seed ^ 0x5EC0F022u);
+  sf_frontier_init(&sv->fr);
+  sf_seq_init(&sv->w, api);
+  sv->smt = sf_smt_new();
+  if (!sv->smt) {
+    sf_solver_free(sv);
+    return NULL;
+  }
+  const char *debug = getenv("SEQFUZZ_SOLVER_DEBUG");
+  sv->debug = debug != NULL;
+  if (debug && !strcmp(debug, "in-process")) sv->opt.in_process = true;
+  if (!sv->opt.in_process) {
+    void *m = mmap(NULL, sizeof(shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    sv->sh = m == MAP_FAILED ? NULL : m;
+  }
+  return sv;
+}
+
+void sf_solver_free(sf_solver *sv) {
+  if (!sv) return;
+  sf_frontier_free(&sv->fr);
+  sf_smt_free(sv->smt);
+  sf_seq_free(&sv->w);
+  sf_buf_free(&sv->scratch);
+  if (sv->sh) munmap(sv->sh, sizeof(shared));
+  free(sv);
+}
+
+void sf_solver_observe(sf_solver *sv, const sf_seq *s, const sf_cmp_record *rec, uint32_t n) {
+  sf_frontier_observe(&sv->fr, s, rec, n);
+}
+
+bool sf_solver_has_work(const sf_solver *sv) {
+  sf_site *site;
+  sf_goal goal;
+  return sf_frontier_pick((sf_frontier *)&sv->fr, sv->opt.max_tries, &site, &goal);
+}
+
+void sf_solver_note_input(sf_solver *sv, uint64_t input_hash) {
+  for (uint32_t i = 0; i < sv->nemitted && i < NCONFIRM; i++)
+    if (sv->emitted[i] == input_hash) {
+      sv->st.confirmed++;
+      sv->emitted[i] = 0;
+      return;
+    }
+}
+
+void sf_solver_get_stats(const sf_solver *sv, sf_solver_stats *st) {
+  *st = sv->st;
+  st->sites = sv->fr.n;
+  st->frontiers = sv->fr.open;
+}
+
+/* ---- variables ---- */
+
+static bool int_kind(sf_kind k) {
+  return sf_kind_is_int(k) && k != SF_BOOL;
+}
+
+static void kind_range(sf_kind k, uint64_t *lo, uint64_t *hi) {
+  unsigned bits = 8u * sf_kind_size(k);
+  if (sf_kind_is_signed(k)) {
+    *hi = bits == 64 ? (uint64_t)INT64_MAX : (1ull << (bits - 1)) - 1;
+    *lo = ~*hi;
+  } else {
+    *lo = 0;
+    *hi = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
+  }
+}
+
+static uint64_t elem_get(const uint8_t *p, unsigned size, bool is_signed) {
+  uint64_t v = 0;
+  memcpy(&v, p, size); /* little-endian host */
+  if (is_signed && size < 8 && (v >> (8 * size - 1)) & 1) v |= ~0ull << (8 * size);
+  return v;
+}
+
+/* Variables of calls [0, last]: nearest calls first (they matter most). */
+static uint32_t collect_vars(const sf_seq *w, uint32_t last, sf_var *vars) {
+  uint32_t n = 0;
+  if (last >= w->ncalls) last = w->ncalls ? w->ncalls - 1 : 0;
+  for (int64_t c = last; c >= 0 && w->ncalls; c--) {
+    const sf_func *f = sf_seq_func(w, (uint32_t)c);
+    const sf_arg *args = sf_seq_args(w, (uint32_t)c);
+    for (uint32_t p = 0; p < f->nparams && n < MAX_VARS; p++) {
+      const sf_param *pr = &f->params[p];
+      if (pr->flags & (SF_P_OUT | SF_P_LENGTH)) continue;
+      if (int_kind(pr->kind)) {
+        sf_var *v = &vars[n++];
+        memset(v, 0, sizeof *v);
+        v->call = (uint32_t)c;
+        v->param = p;
+        v->elem = -1;
+        v->size = (uint8_t)sf_kind_size(pr->kind);
+        v->is_signed = sf_kind_is_signed(pr->kind);
+        v->lo = pr->lo;
+        v->hi = pr->hi;
+        v->nexcluded = pr->nexcluded > 4 ? 4 : pr->nexcluded;
+        memcpy(v->excluded, pr->excluded, v->nexcluded * sizeof(uint64_t));
+        v->value = args[p].bits;
+      } else if ((pr->kind == SF_BUFFER || pr->kind == SF_ARRAY) && int_kind(pr->elem)) {
+        unsigned size = sf_kind_size(pr->elem);
+        uint32_t count = args[p].len / size;
+        for (uint32_t e = 0; e < count && e < MAX_ELEMS && n < MAX_VARS; e++) {
+          sf_var *v = &vars[n++];
+          memset(v, 0, sizeof *v);
+          v->call = (uint32_t)c;
+          v->param = p;
+          v->elem = (int32_t)e;
+          v->size = (uint8_t)size;
+          v->is_signed = sf_kind_is_signed(pr->elem);
+          kind_range(pr->elem, &v->lo, &v->hi);
+          v->value = elem_get(sf_seq_bytes(w, &args[p]) + e * size, size, v->is_signed);
+        }
+      }
+    }
+  }
+  return n;
+}
+
+static bool var_legal(const sf_var *v, uint64_t x) {
+  bool in = v->is_signed ? (int64_t)x >= (int64_t)v->lo && (int64_t)x <= (int64_t)v->hi
+                         : x >= v->lo && x <= v->hi;
+  for (uint32_t i = 0; in && i < v->nexcluded; i++)
+    in = x != v->excluded[i];
+  return in;
+}
+
+/* Normalize x to the variable's size and signedness. */
+static uint64_t var_norm(const sf_var *v, uint64_t x) {
+  unsigned bits = 8u * v->size;
+  if (bits == 64) return x;
+  x &= (1ull << bits) - 1;
+  if (v->is_signed && (x >> (bits - 1)) & 1) x |= ~0ull << bits;
+  return x;
+}
+
+/* Write x into the witness (in place). */
+static void var_set(sf_seq *w, const sf_var *v, uint64_t x) {
+  sf_arg *a = &sf_seq_args(w, v->call)[v->param];
+  if (v->elem < 0) {
+    a->bits = x;
+    return;
+  }
+  memcpy(w->blob.data + a->off + (uint32_t)v->elem * v->size, &x, v->size);
+}
+
+/* The probe values of a variable: an odd step, a random value, then more. */
+static uint64_t probe_value(sf_solver *sv, const sf_var *v, int k) {
+  uint64_t x0 = v->value, x;
+  unsigned bits = 8u * v->size;
+  for (int attempt = 0; attempt < 8; attempt++) {
+    switch (k) {
+    case 0:
+      x = attempt & 1 ? x0 - 1 - 2 * (uint64_t)(attempt / 2) : x0 + 1 + 2 * (uint64_t)(attempt / 2);
+      break;
+    case 2:
+      x = x0 + 2;
+      break;
+    case 3:
+      x = x0 ^ (1ull << (bits / 2));
+      break;
+    default:
+      x = sf_rng_next(&sv->rng);
+      break;
+    }
+    x = var_norm(v, x);
+    if (x != x0 && var_legal(v, x)) return x;
+    if (k >= 1) k = 1; /* fall back to random values */
+  }
+  /* A small legal range: any other legal value, or none. */
+  uint64_t span = v->hi - v->lo;
+  for (uint64_t i = 0; i <= span && i < 64; i++) {
+    x = var_norm(v, v->lo + i);
+    if (x != x0 && var_legal(v, x)) return x;
+  }
+  return x0;
+}
+
+/* ---- runs ---- */
+
+static uint32_t find_key(const key *keys, uint32_t nkeys, const sf_cmp_record *r) {
+  for (uint32_t k = 0; k < nkeys; k++)
+    if (keys[k].site == r->site && keys[k].call == r->call && keys[k].occurrence == r->occurrence)
+      return k;
+  return UINT32_MAX;
+}
+
+/* Run s; in a child, first leave it where the parent finds it if the run
+ * crashes. */
+static uint32_t run(sf_solver *sv, const sf_seq *s, const sf_cmp_record **rec) {
+  if (sv->sh) {
+    sf_buf_reset(&sv->scratch);
+    sv->sh->input_len = 0;
+    if (sf_seq_encode(s, &sv->scratch) == 0 && sv->scratch.len <= SHARED_MAX) {
+      memcpy(sv->sh->input, sv->scratch.data, sv->scratch.len);
+      sv->sh->input_len = (uint32_t)sv->scratch.len;
+    }
+  }
+  sv->st.runs++;
+  return sv->run(sv->ctx, s, rec);
+}
+
+static void run_obs(sf_solver *sv, const sf_seq *s, const key *keys, uint32_t nkeys, obs *o) {
+  const sf_cmp_record *rec;
+  uint32_t n = run(sv, s, &rec);
+  memset(o->found, 0, sizeof o->found);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t k = find_key(keys, nkeys, &rec[i]);
+    if (k == UINT32_MAX || o->found[k]) continue;
+    o->found[k] = true;
+    o->a[k] = rec[i].a;
+    o->b[k] = rec[i].b;
+  }
+}
+
+/* ---- influence and fitting ---- */
+
+typedef struct probes {
+  uint64_t x[MAX_VARS][NPROBES];
+  obs o[MAX_VARS][NPROBES];
+  int n[MAX_VARS]; /* probes run per variable */
+} probes;
+
+static uint64_t side(const obs *o, uint32_t k, int b) {
+  return b ? o->b[k] : o->a[k];
+}
+
+/* Fit operand `b` (0: a, 1: b) of key k from the probes; false if nothing
+ * explains the runs. */
+static bool fit_operand(const sf_var *vars, uint32_t nvars, const probes *pr, const obs *base,
+                        const key *keys, uint32_t k, int b, sf_fit *out, bool *influenced) {
+  const key *kk = &keys[k];
+  uint64_t mask = sf_width_mask(kk->width);
+  uint32_t inf[SF_FIT_MAX_VARS], ninf = 0;
+  uint64_t y0 = side(base, k, b) & mask;
+  for (uint32_t j = 0; j < nvars; j++) {
+    bool changes = false;
+    for (int p = 0; p < pr->n[j]; p++)
+      if (pr->o[j][p].found[k] && (side(&pr->o[j][p], k, b) & mask) != y0) changes = true;
+    if (changes) {
+      if (ninf == SF_FIT_MAX_VARS) return false;
+      inf[ninf++] = j;
+    }
+  }
+  *influenced = ninf > 0;
+  if (ninf == 0) {
+    *out = (sf_fit){.kind = SF_FIT_CONST, .width = kk->width, .base = y0};
+    return true;
+  }
+  if (ninf == 1) {
+    uint32_t j = inf[0];
+    uint64_t x[NPROBES + 1], y[NPROBES + 1];
+    uint32_t n = 0;
+    x[n] = vars[j].value;
+    y[n++] = y0;
+    for (int p = 0; p < pr->n[j]; p++)
+      if (pr->o[j][p].found[k]) {
+        x[n] = pr->x[j][p];
+        y[n++] = side(&pr->o[j][p], k, b) & mask;
+      }
+    /* sf_fit_single wants the odd step second: probe 0 is it when found. */
+    return n >= 3 && sf_fit_single(j, &vars[j], x, y, n, kk->width, out);
+  }
+  /* Several: linear, from each variable's odd step, checked on the others. */
+  uint64_t x0[SF_FIT_MAX_VARS], x1[SF_FIT_MAX_VARS], y1[SF_FIT_MAX_VARS];
+  for (uint32_t i = 0; i < ninf; i++) {
+    uint32_t j = inf[i];
+    if (!pr->o[j][0].found[k]) return false;
+    x0[i] = vars[j].value;
+    x1[i] = pr->x[j][0];
+    y1[i] = side(&pr->o[j][0], k, b) & mask;
+  }
+  if (!sf_fit_linear_multi(inf, ninf, x0, x1, y0, y1, kk->width, out)) return false;
+  uint64_t xs[MAX_VARS];
+  for (uint32_t j = 0; j < nvars; j++)
+    xs[j] = vars[j].value;
+  for (uint32_t i = 0; i < ninf; i++) {
+    uint32_t j = inf[i];
+    for (int p = 1; p < pr->n[j]; p++) {
+      if (!pr->o[j][p].found[k]) continue;
+      xs[j] = pr->x[j][p];
+      bool ok = sf_fit_eval(out, vars, xs) == (side(&pr->o[j][p], k, b) & mask);
+      xs[j] = vars[j].value;
+      if (!ok) return false;
+    }
+  }
+  return true;
+}
+
+/* When no single change of a variable moves the target's operands (each
+ * breaks an equality the path needs, so the target is not reached, as in
+ * `if (a + b == K) if (a - b == 77)`), probe with changes that keep those
+ * equalities: Z3 picks the other variables. The target's operands are then
+ * fitted as linear functions of the joint observations. */
+static bool joint_probes(sf_solver *sv, const sf_var *vars, uint32_t nvars, const probes *pr,
+                         const obs *base, const key *keys, uint32_t tk, const bool *noisy,
+                         sf_fit *fa, sf_fit *fb) {
+  sf_query q = {.vars = vars, .nvars = nvars, .timeout_ms = sv->opt.timeout_ms};
+  uint32_t in[SF_FIT_MAX_VARS], nin = 0;
+  for (uint32_t k = 0; k < tk && q.npath < SF_QUERY_MAX_PATH; k++) {
+    if (noisy[k] || ((keys[k].a0 ^ keys[k].b0) & sf_width_mask(keys[k].width))) continue;
+    sf_query_cmp c = {.goals = 1u << SF_GOAL_EQ};
+    bool ia, ib;
+    if (!fit_operand(vars, nvars, pr, base, keys, k, 0, &c.a, &ia) ||
+        !fit_operand(vars, nvars, pr, base, keys, k, 1, &c.b, &ib) || (!ia && !ib))
+      continue;
+    q.path[q.npath++] = c;
+    if (sv->debug)
+      fprintf(stderr,
+              "seqfuzz: solver:   path equality: key %u site %#llx: a kind %d (%u vars, base "
+              "%#llx) b kind %d (%u vars: %u %u, coef %#llx %#llx, base %#llx)\n",
+              k, (unsigned long long)keys[k].site, c.a.kind, c.a.nvars,
+              (unsigned long long)c.a.base, c.b.kind, c.b.nvars, c.b.var[0], c.b.var[1],
+              (unsigned long long)c.b.coef[0], (unsigned long long)c.b.coef[1],
+              (unsigned long long)c.b.base);
+    const sf_fit *fs[2] = {&c.a, &c.b};
+    for (int f = 0; f < 2; f++)
+      for (uint32_t i = 0; i < fs[f]->nvars; i++) {
+        uint32_t v = fs[f]->var[i], j = 0;
+        while (j < nin && in[j] != v)
+          j++;
+        if (j == nin && nin < SF_FIT_MAX_VARS && nin < 8) in[nin++] = v;
+      }
+  }
+  if (!q.npath || !nin) return false;
+  uint64_t x0[SF_FIT_MAX_VARS], xs[64 * 8], ya[64], yb[64], values[MAX_VARS];
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < nin; i++)
+    x0[i] = vars[in[i]].value;
+  for (uint32_t i = 0; i < nin; i++) {
+    for (int step = 0; step < 2 && m < 64; step++) {
+      const sf_var *v = &vars[in[i]];
+      uint64_t want = probe_value(sv, v, step);
+      sf_fit self = {
+          .kind = SF_FIT_LINEAR, .width = v->size, .nvars = 1, .var = {in[i]}, .coef = {1}};
+      sf_fit k = {.kind = SF_FIT_CONST, .width = v->size, .base = want & sf_width_mask(v->size)};
+      q.target = (sf_query_cmp){self, k, 1u << SF_GOAL_EQ};
+      sv->st.queries++;
+      sf_smt_result r = sf_smt_solve(sv->smt, &q, values);
+      if (sv->debug)
+        fprintf(stderr, "seqfuzz: solver:   joint probe of var %u (%u path equalities): %s\n",
+                in[i], q.npath, (const char *[]){"sat", "unsat", "timeout", "error"}[r]);
+      if (r != SF_SMT_SAT) continue;
+      for (uint32_t j = 0; j < nin; j++)
+        var_set(&sv->w, &vars[in[j]], values[in[j]]);
+      obs o;
+      run_obs(sv, &sv->w, keys, tk + 1, &o);
+      for (uint32_t j = 0; j < nin; j++)
+        var_set(&sv->w, &vars[in[j]], vars[in[j]].value);
+      if (!o.found[tk]) continue;
+      for (uint32_t j = 0; j < nin; j++)
+        xs[m * nin + j] = values[in[j]];
+      ya[m] = o.a[tk] & sf_width_mask(keys[tk].width);
+      yb[m] = o.b[tk] & sf_width_mask(keys[tk].width);
+      m++;
+    }
+  }
+  if (m < 2) return false;
+  uint64_t y0[2] = {base->a[tk] & sf_width_mask(keys[tk].width),
+                    base->b[tk] & sf_width_mask(keys[tk].width)};
+  const uint64_t *ys[2] = {ya, yb};
+  sf_fit *outs[2] = {fa, fb};
+  bool moved = false;
+  for (int side = 0; side < 2; side++) {
+    bool varies = false;
+    for (uint32_t r = 0; r < m; r++)
+      varies |= ys[side][r] != y0[side];
+    if (!varies) {
+      *outs[side] = (sf_fit){.kind = SF_FIT_CONST, .width = keys[tk].width, .base = y0[side]};
+      continue;
+    }
+    if (!sf_fit_linear_system(in, nin, x0, y0[side], xs, ys[side], m, keys[tk].width, outs[side]))
+      return false;
+    moved = true;
+  }
+  return moved;
+}
+
+/* ---- the attempt ---- */
+
+static void remember(sf_solver *sv, const sf_buf *out, size_t start) {
+  sv->emitted[sv->nemitted++ % NCONFIRM] =
+      sf_feedback_input_hash(out->data + start, out->len - start);
+}
+
+static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal goal, sf_buf *out) {
+  const sf_buf *wb = &sv->fr.witness[witness];
+  if (sf_seq_decode(&sv->w, sv->api, wb->data, wb->len) != SF_DECODE_OK) return 0;
+
+  /* The witness's run: the target occurrence and the comparisons before it. */
+  const sf_cmp_record *rec;
+  uint32_t n = run(sv, &sv->w, &rec);
+  uint32_t t = UINT32_MAX;
+  for (uint32_t i = 0; i < n && t == UINT32_MAX; i++)
+    if (rec[i].site == site_id) t = i;
+  if (t == UINT32_MAX) { /* not reached again: the target is not deterministic */
+    if (sv->debug)
+      fprintf(stderr, "seqfuzz: solver: site %#llx not reached again (%u records)\n",
+              (unsigned long long)site_id, n);
+    sv->give_up = true;
+    return 0;
+  }
+  key keys[MAX_KEYS];
+  uint32_t nkeys = 0;
+  for (uint32_t i = t + 1 > MAX_KEYS ? t + 1 - MAX_KEYS : 0; i <= t; i++) {
+    if (i != t && find_key(keys, nkeys, &rec[i]) != UINT32_MAX) continue;
+    keys[nkeys++] = (key){rec[i].site, rec[i].call, rec[i].occurrence, rec[i].width,
+                          rec[i].kind, rec[i].a,    rec[i].b};
+  }
+  uint32_t tk = nkeys - 1;
+  obs base;
+  for (uint32_t k = 0; k < nkeys; k++) {
+    base.a[k] = keys[k].a0;
+    base.b[k] = keys[k].b0;
+    base.found[k] = true;
+  }
+  /* Operands that change between two runs of the same input (addresses,
+   * clocks) say nothing about the arguments. */
+  bool noisy[MAX_KEYS];
+  obs again;
+  run_obs(sv, &sv->w, keys, nkeys, &again);
+  for (uint32_t k = 0; k < nkeys; k++)
+    noisy[k] = !again.found[k] || again.a[k] != base.a[k] || again.b[k] != base.b[k];
+  if (noisy[tk]) {
+    if (sv->debug)
+      fprintf(stderr, "seqfuzz: solver: site %#llx: operands differ between runs\n",
+              (unsigned long long)site_id);
+    sv->give_up = true;
+    return 0;
+  }
+
+  sf_var vars[MAX_VARS];
+  uint32_t nvars = collect_vars(&sv->w, keys[tk].call, vars);
+  probes *pr = calloc(1, sizeof *pr);
+  if (!pr) return -1;
+  /* Two probes per variable find what influences the target; the variables
+   * that do get the rest. */
+  uint32_t budget = sv->opt.max_runs;
+  for (uint32_t j = 0; j < nvars && budget >= 2; j++) {
+    for (int p = 0; p < 2; p++, budget--) {
+      pr->x[j][p] = probe_value(sv, &vars[j], p);
+      var_set(&sv->w, &vars[j], pr->x[j][p]);
+      run_obs(sv, &sv->w, keys, nkeys, &pr->o[j][p]);
+      pr->n[j]++;
+    }
+    var_set(&sv->w, &vars[j], vars[j].value);
+    bool moves = false;
+    for (int p = 0; p < 2; p++)
+      moves |= !pr->o[j][p].found[tk] || pr->o[j][p].a[tk] != base.a[tk] ||
+               pr->o[j][p].b[tk] != base.b[tk];
+    for (int p = 2; moves && p < NPROBES && budget; p++, budget--) {
+      pr->x[j][p] = probe_value(sv, &vars[j], p);
+      var_set(&sv->w, &vars[j], pr->x[j][p]);
+      run_obs(sv, &sv->w, keys, nkeys, &pr->o[j][p]);
+      pr->n[j]++;
+    }
+    var_set(&sv->w, &vars[j], vars[j].value);
+  }
+
+  sf_query *q = calloc(1, sizeof *q);
+  uint64_t *values = calloc(MAX_VARS, sizeof *values);
+  int rc = 0;
+  if (!q || !values) {
+    rc = -1;
+    goto done;
+  }
+  q->vars = vars;
+  q->nvars = nvars;
+  q->timeout_ms = sv->opt.timeout_ms;
+  bool inf_a = false, inf_b = false;
+  bool fit_a = fit_operand(vars, nvars, pr, &base, keys, tk, 0, &q->target.a, &inf_a);
+  bool fit_b = fit_operand(vars, nvars, pr, &base, keys, tk, 1, &q->target.b, &inf_b);
+  if (!inf_a && !inf_b &&
+      joint_probes(sv, vars, nvars, pr, &base, keys, tk, noisy, &q->target.a, &q->target.b)) {
+    fit_a = fit_b = true;
+    inf_a = q->target.a.kind != SF_FIT_CONST;
+    inf_b = q->target.b.kind != SF_FIT_CONST;
+  }
+  if (sv->debug)
+    fprintf(stderr,
+            "seqfuzz: solver: site %#llx goal %d in call %u: %u variables, %u keys; operand a "
+            "%s (%s, kind %d), b %s (%s, kind %d)\n",
+            (unsigned long long)site_id, goal, keys[tk].call, nvars, nkeys,
+            inf_a ? "influenced" : "fixed", fit_a ? "fit" : "unfit", q->target.a.kind,
+            inf_b ? "influenced" : "fixed", fit_b ? "fit" : "unfit", q->target.b.kind);
+  if (!fit_a || !fit_b || (!inf_a && !inf_b)) {
+    if (sv->debug)
+      for (uint32_t j = 0; j < nvars; j++)
+        for (int p = 0; p < pr->n[j]; p++)
+          fprintf(stderr,
+                  "seqfuzz: solver:   var %u = %#llx -> %s a %#llx b %#llx (witness %#llx: a %#llx "
+                  "b %#llx)\n",
+                  j, (unsigned long long)pr->x[j][p],
+                  pr->o[j][p].found[tk] ? "reached" : "not reached",
+                  (unsigned long long)pr->o[j][p].a[tk], (unsigned long long)pr->o[j][p].b[tk],
+                  (unsigned long long)vars[j].value, (unsigned long long)base.a[tk],
+                  (unsigned long long)base.b[tk]);
+    if (!fit_a || !fit_b)
+      sv->st.unfit++;
+    else
+      sv->st.no_influence++;
+    goto done;
+  }
+  q->target.goals = 1u << goal;
+  /* Comparisons before it that the same variables move: keep their outcome. */
+  sf_query_cmp path[SF_QUERY_MAX_PATH];
+  uint32_t npath = 0;
+  for (uint32_t k = 0; k < tk && npath < SF_QUERY_MAX_PATH; k++) {
+    sf_query_cmp c;
+    bool ia, ib;
+    if (noisy[k]) continue;
+    if (!fit_operand(vars, nvars, pr, &base, keys, k, 0, &c.a, &ia) ||
+        !fit_operand(vars, nvars, pr, &base, keys, k, 1, &c.b, &ib) || (!ia && !ib))
+      continue;
+    c.goals = sf_goal_outcomes(keys[k].a0, keys[k].b0, keys[k].width);
+    path[npath++] = c;
+  }
+  /* Strictest first: every kept outcome; then only equalities; then none. */
+  sf_smt_result r = SF_SMT_UNSAT;
+  for (int level = 0; level < 3 && r != SF_SMT_SAT; level++) {
+    if (level > 0 && npath == 0) break;
+    q->npath = 0;
+    for (uint32_t i = 0; i < npath && level < 2; i++) {
+      q->path[q->npath] = path[i];
+      if (level == 1) q->path[q->npath].goals &= (1u << SF_GOAL_EQ) | (1u << SF_GOAL_NE);
+      q->npath++;
+    }
+    sv->st.queries++;
+    r = sf_smt_solve(sv->smt, q, values);
+    if (sv->debug)
+      fprintf(stderr, "seqfuzz: solver:   query with %u path comparisons (level %d): %s\n",
+              q->npath, level, (const char *[]){"sat", "unsat", "timeout", "error"}[r]);
+    if (r == SF_SMT_TIMEOUT) sv->st.timeouts++;
+    if (r == SF_SMT_ERROR) sv->st.errors++;
+    if (r == SF_SMT_TIMEOUT || r == SF_SMT_ERROR) break;
+  }
+  if (r != SF_SMT_SAT) {
+    if (r == SF_SMT_UNSAT) sv->st.unsat++;
+    goto done;
+  }
+  sv->st.sat++;
+  for (uint32_t j = 0; j < nvars; j++)
+    var_set(&sv->w, &vars[j], values[j]);
+  char err[128];
+  if (sf_seq_validate(&sv->w, err, sizeof err)) goto done;
+  obs after;
+  run_obs(sv, &sv->w, keys, nkeys, &after);
+  if (!after.found[tk] ||
+      !(sf_goal_outcomes(after.a[tk], after.b[tk], keys[tk].width) & (1u << goal)))
+    goto done;
+  sv->st.flips++;
+  size_t start = out->len;
+  if (sf_seq_encode(&sv->w, out)) {
+    rc = -1;
+    goto done;
+  }
+  if (!sv->sh) remember(sv, out, start);
+  rc = 1;
+done:
+  free(pr);
+  free(q);
+  free(values);
+  return rc;
+}
+
+/* The sanitizers' hook libFuzzer uses to save the input that crashed: a
+ * child must not save the engine's input for its own crash. */
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+/* In the child: die quietly and quickly; the parent hands the input on. */
+static void child_setup(uint32_t seconds) {
+  if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(NULL);
+  int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGALRM};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+    signal(sigs[i], SIG_DFL);
+  if (!getenv("SEQFUZZ_SOLVER_DEBUG")) {
+    FILE *null = freopen("/dev/null", "w", stderr);
+    (void)null;
+  }
+  alarm(seconds);
+}
+
+int sf_solver_step(sf_solver *sv, sf_buf *out) {
+  sf_site *site;
+  sf_goal goal;
+  if (!sf_frontier_pick(&sv->fr, sv->opt.max_tries, &site, &goal)) return 0;
+  site->tries[goal]++;
+  sv->st.attempts++;
+  uint64_t site_id = site->site;
+  uint32_t witness = site->witness;
+  int rc;
+  struct timespec t_fork;
+  sv->give_up = false;
+  pid_t pid = -1;
+  if (sv->sh) {
+    fflush(stdout);
+    fflush(stderr);
+    sv->sh->done = 0;
+    sv->sh->input_len = 0;
+    clock_gettime(CLOCK_MONOTONIC, &t_fork);
+    pid = fork();
+  }
+  if (pid == 0) { /* the child: attempt, report, leave without exit handlers */
+    child_setup(60);
+    sf_buf res = {0};
+    sv->sh->rc = attempt(sv, site_id, witness, goal, &res);
+    sv->sh->result_len = 0;
+    if (sv->sh->rc == 1 && res.len <= SHARED_MAX) {
+      memcpy(sv->sh->result, res.data, res.len);
+      sv->sh->result_len = (uint32_t)res.len;
+    }
+    sv->sh->st = sv->st;
+    sv->sh->give_up = sv->give_up;
+    __atomic_store_n(&sv->sh->done, 1, __ATOMIC_RELEASE);
+    _exit(0);
+  }
+  if (pid < 0) {
+    rc = attempt(sv, site_id, witness, goal, out); /* no isolation available */
+  } else {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (sv->debug) {
+      struct timespec t_end;
+      clock_gettime(CLOCK_MONOTONIC, &t_end);
+      fprintf(stderr, "seqfuzz: solver: attempt took %.1f ms (in a child process)\n",
+              1e3 * (double)(t_end.tv_sec - t_fork.tv_sec) +
+                  1e-6 * (double)(t_end.tv_nsec - t_fork.tv_nsec));
+    }
+    if (__atomic_load_n(&sv->sh->done, __ATOMIC_ACQUIRE)) {
+      sv->st = sv->sh->st;
+      sv->give_up = sv->sh->give_up;
+      rc = sv->sh->rc;
+      if (rc == 1 && sf_buf_append(out, sv->sh->result, sv->sh->result_len)) rc = -1;
+      if (rc == 1) remember(sv, out, out->len - sv->sh->result_len);
+    } else {
+      /* The target crashed or hung on an input of the attempt: hand it to
+       * the engine, which runs it and reports the crash with that input. */
+      sv->st.crashes++;
+      rc = sv->sh->input_len && !sf_buf_append(out, sv->sh->input, sv->sh->input_len) ? 1 : 0;
+    }
+  }
+  site = sf_frontier_find(&sv->fr, site_id, false);
+  if (site && rc == 1) site->seen |= 1u << goal; /* do not solve it again */
+  if (site && sv->give_up) memset(site->tries, 0xff, sizeof site->tries);
+  return rc;
+}
