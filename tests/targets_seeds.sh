@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Each real-library target (seeds/<lib>/build.sh) builds from its Debian
 # source, and every seed sequence of its grammar runs through the executor to
-# the end (no error stop) with no sanitizer report.
+# the end (no error stop) with no sanitizer report. And every documented bug
+# of the Debian version (seeds/<lib>/bugs/*.seq) still reproduces: its run
+# ends with a sanitizer report.
 #   tests/targets_seeds.sh [LIB...]     (default: every seeds/*/build.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,5 +36,16 @@ for lib in "${libs[@]}"; do
   else
     echo "ok   $lib: $nseeds seeds, every call made, no report"
   fi
+  for bug in "$root/seeds/$lib/bugs/"*.seq; do
+    [ -e "$bug" ] || continue
+    "$root/build/targets/tools/seqfuzz" encode "$out/${lib}_seqfuzz.api" "$bug" -o "$tmp/bug" >/dev/null
+    if "$out/${lib}_seqfuzz" "$tmp/bug" >"$tmp/bug.log" 2>&1 ||
+      ! grep -qE 'ERROR: (Address|Leak|Undefined)Sanitizer|runtime error:|deadly signal' "$tmp/bug.log"; then
+      echo "FAIL $lib: $(basename "$bug") no longer reproduces"
+      fail=1
+    else
+      echo "ok   $lib: $(basename "$bug") reproduces ($(grep -oE 'ERROR: [A-Za-z]+Sanitizer: [A-Za-z-]+|runtime error: [^:]*|deadly signal' "$tmp/bug.log" | head -1))"
+    fi
+  done
 done
 exit $fail
