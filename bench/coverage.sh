@@ -8,7 +8,8 @@
 # Defaults: 600 s, 3 seeds, all of cjson zlib sqlite3 pcre2 libyaml. Each
 # fuzzer starts from its own seed corpus (the target's seed sequences for
 # seqfuzz; the project's seed corpus, if it ships one, for the other), with
-# its dictionary, -timeout=25 -rss_limit_mb=2560. Coverage is measured on the
+# its dictionary, -timeout=25 -rss_limit_mb=2560, in libFuzzer's fork mode
+# with crashes, OOMs and timeouts ignored (both the same way). Coverage is measured on the
 # final corpus with the coverage build (scripts/coverage-target.sh): covered
 # branches and lines of the library's own files, counted (not percentages:
 # the two binaries may link different parts of a static library).
@@ -39,7 +40,10 @@ run_one() { # run_one LIB FUZZER SEED CORE
   [ -f "$bindir/${lib}_${f}_seed_corpus.zip" ] && unzip -q -o "$bindir/${lib}_${f}_seed_corpus.zip" -d "$corpus"
   local dict=()
   [ -f "$bindir/${lib}_$f.dict" ] && dict=(-dict="$bindir/${lib}_$f.dict")
+  # Fork mode with crashes ignored: libraries with known bugs (seeds/*/bugs)
+  # would otherwise end a run in seconds. Same flags for both fuzzers.
   SEQFUZZ_STATS=0 taskset -c "$core" "$bindir/${lib}_$f" -max_total_time="$secs" -seed="$seed" \
+    -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 \
     -timeout=25 -rss_limit_mb=2560 -artifact_prefix="$corpus.crashes/" "${dict[@]}" "$corpus" \
     >"$corpus.log" 2>&1 || true
 }

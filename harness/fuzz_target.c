@@ -39,6 +39,7 @@ static struct {
   sf_solver *solver; /* NULL when SEQFUZZ_SOLVER=0 */
   sf_buf solved;
   double start, solver_seconds;
+  double last_new; /* when the engine last handed over a new corpus entry */
   uint64_t solver_idle_until; /* mutations to wait after finding no frontier */
   uint64_t mutations;
 } G;
@@ -82,6 +83,7 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   sf_cmp_trace_begin();
   sf_feedback_run(G.exec, &G.probe_seq, hash, fb);
   fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
+  G.last_new = now_seconds();
   if (G.solver) {
     /* A corpus entry: the solver learns its comparisons, and counts it as a
      * confirmation if it is one of its results. */
@@ -162,12 +164,15 @@ static void print_stats(void) {
           (unsigned long long)v.confirmed, (unsigned long long)v.crashes);
 }
 
-/* The solver stage: at most SEQFUZZ_SOLVER_BUDGET percent of the time. */
+/* The solver stage: at most SEQFUZZ_SOLVER_BUDGET percent of the time,
+ * four times that while coverage stalls (no new corpus entry for 10 s). */
 static size_t solver_stage(uint8_t *data, size_t max_size) {
   G.mutations++;
   if (!G.solver || G.mutations < G.solver_idle_until) return 0;
   double t0 = now_seconds();
-  if (G.solver_seconds > (double)G.opt.solver_budget / 100.0 * (t0 - G.start)) return 0;
+  double budget = (double)G.opt.solver_budget / 100.0;
+  if (t0 - G.last_new > 10) budget *= 4;
+  if (G.solver_seconds > budget * (t0 - G.start)) return 0;
   sf_solver_stats before, after;
   sf_solver_get_stats(G.solver, &before);
   sf_buf_reset(&G.solved);

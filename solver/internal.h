@@ -115,7 +115,8 @@ typedef struct sf_smt sf_smt;
 sf_smt *sf_smt_new(void);
 void sf_smt_free(sf_smt *z);
 /* Solve q; on SAT, values[i] is the new value of q->vars[i] (sign-extended
- * when signed; within its range, never an excluded value). */
+ * when signed; within its range, never an excluded value); variables no
+ * comparison uses keep their value. */
 sf_smt_result sf_smt_solve(sf_smt *z, const sf_query *q, uint64_t *values);
 
 #endif

@@ -51,26 +51,33 @@ static Z3_ast bv64(Z3_context c, uint64_t v) {
   return Z3_mk_unsigned_int64(c, v, Z3_mk_bv_sort(c, 64));
 }
 
-/* Variable i as the target sees it: 64 bits, extended by its signedness. */
-static Z3_ast var64(Z3_context c, Z3_ast *vars, const sf_var *v, uint32_t i) {
-  unsigned bits = 8u * v[i].size;
-  if (bits == 64) return vars[i];
-  return v[i].is_signed ? Z3_mk_sign_ext(c, 64 - bits, vars[i])
-                        : Z3_mk_zero_ext(c, 64 - bits, vars[i]);
-}
-
-static Z3_ast cut(Z3_context c, Z3_ast x, unsigned width) {
-  return width >= 8 ? x : Z3_mk_extract(c, 8 * width - 1, 0, x);
+/* Variable i at w bytes, as the target would have it: truncated, or
+ * extended by its signedness. */
+static Z3_ast var_at(Z3_context c, Z3_ast *vars, const sf_var *v, uint32_t i, unsigned w) {
+  unsigned bits = 8u * v[i].size, want = 8u * w;
+  if (bits == want) return vars[i];
+  if (bits > want) return Z3_mk_extract(c, want - 1, 0, vars[i]);
+  return v[i].is_signed ? Z3_mk_sign_ext(c, want - bits, vars[i])
+                        : Z3_mk_zero_ext(c, want - bits, vars[i]);
 }
 
 static Z3_ast operand(Z3_context c, Z3_ast *vars, const sf_var *v, const sf_fit *f) {
-  Z3_ast y;
+  unsigned w = f->width >= 8 ? 8 : f->width;
+  Z3_sort sort = Z3_mk_bv_sort(c, 8 * w);
+  uint64_t m = sf_width_mask(w);
   switch (f->kind) {
-  case SF_FIT_LINEAR:
-    y = bv64(c, f->base);
-    for (uint32_t i = 0; i < f->nvars; i++)
-      y = Z3_mk_bvadd(c, y, Z3_mk_bvmul(c, bv64(c, f->coef[i]), var64(c, vars, v, f->var[i])));
-    break;
+  case SF_FIT_LINEAR: {
+    /* Sums and products mod 2^(8w) depend only on the low 8w bits of each
+     * term: compute at the comparison's width (small multipliers solve fast). */
+    Z3_ast y = Z3_mk_unsigned_int64(c, f->base & m, sort);
+    for (uint32_t i = 0; i < f->nvars; i++) {
+      Z3_ast x = var_at(c, vars, v, f->var[i], w);
+      uint64_t k = f->coef[i] & m;
+      if (k == 0) continue;
+      y = Z3_mk_bvadd(c, y, k == 1 ? x : Z3_mk_bvmul(c, Z3_mk_unsigned_int64(c, k, sort), x));
+    }
+    return y;
+  }
   case SF_FIT_SHIFTMASK:
   case SF_FIT_SHLMASK: {
     /* x at its own size, zero-extended: the fit worked on the raw bits. */
@@ -78,14 +85,20 @@ static Z3_ast operand(Z3_context c, Z3_ast *vars, const sf_var *v, const sf_fit 
     Z3_ast x = bits == 64 ? vars[f->var[0]] : Z3_mk_zero_ext(c, 64 - bits, vars[f->var[0]]);
     x = f->kind == SF_FIT_SHIFTMASK ? Z3_mk_bvlshr(c, x, bv64(c, f->shift))
                                     : Z3_mk_bvshl(c, x, bv64(c, f->shift));
-    y = Z3_mk_bvand(c, x, bv64(c, f->mask));
-    break;
+    Z3_ast y = Z3_mk_bvand(c, x, bv64(c, f->mask));
+    return w >= 8 ? y : Z3_mk_extract(c, 8 * w - 1, 0, y);
   }
   default:
-    y = bv64(c, f->base);
-    break;
+    return Z3_mk_unsigned_int64(c, f->base & m, sort);
   }
-  return cut(c, y, f->width);
+}
+
+static void mark_used(const sf_query_cmp *q, bool *used, uint32_t nvars) {
+  const sf_fit *fs[2] = {&q->a, &q->b};
+  for (int f = 0; f < 2; f++)
+    if (fs[f]->kind != SF_FIT_CONST)
+      for (uint32_t i = 0; i < fs[f]->nvars; i++)
+        if (fs[f]->var[i] < nvars) used[fs[f]->var[i]] = true;
 }
 
 static Z3_ast goal_ast(Z3_context c, Z3_ast a, Z3_ast b, sf_goal g) {
@@ -126,11 +139,22 @@ sf_smt_result sf_smt_solve(sf_smt *z, const sf_query *q, uint64_t *values) {
   Z3_params_set_uint(c, p, Z3_mk_string_symbol(c, "timeout"), q->timeout_ms ? q->timeout_ms : 1);
   Z3_solver_set_params(c, s, p);
 
+  /* Only the variables the comparisons use get constraints: the others
+   * keep their values (and the query stays small). */
+  bool *used = calloc(q->nvars, sizeof *used);
+  if (!used) {
+    free(vars);
+    return SF_SMT_ERROR;
+  }
+  mark_used(&q->target, used, q->nvars);
+  for (uint32_t i = 0; i < q->npath; i++)
+    mark_used(&q->path[i], used, q->nvars);
   for (uint32_t i = 0; i < q->nvars; i++) {
     const sf_var *v = &q->vars[i];
     unsigned bits = 8u * v->size;
     Z3_sort sort = Z3_mk_bv_sort(c, bits);
     vars[i] = Z3_mk_const(c, Z3_mk_int_symbol(c, (int)i), sort);
+    if (!used[i]) continue;
     /* The grammar's precondition, at the variable's own size. */
     uint64_t m = sf_width_mask(v->size);
     Z3_ast lo = Z3_mk_unsigned_int64(c, v->lo & m, sort),
@@ -157,6 +181,10 @@ sf_smt_result sf_smt_solve(sf_smt *z, const sf_query *q, uint64_t *values) {
     for (uint32_t i = 0; i < q->nvars; i++) {
       Z3_ast out = NULL;
       uint64_t val = 0;
+      if (!used[i]) {
+        values[i] = q->vars[i].value;
+        continue;
+      }
       if (!Z3_model_eval(c, model, vars[i], true, &out) || !Z3_get_numeral_uint64(c, out, &val)) {
         r = SF_SMT_ERROR;
         break;
@@ -175,5 +203,6 @@ sf_smt_result sf_smt_solve(sf_smt *z, const sf_query *q, uint64_t *values) {
   Z3_params_dec_ref(c, p);
   Z3_solver_dec_ref(c, s);
   free(vars);
+  free(used);
   return r;
 }

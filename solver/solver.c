@@ -44,7 +44,8 @@ struct sf_solver {
   sf_smt *smt;
   sf_rng rng;
   sf_solver_stats st;
-  sf_seq w; /* the witness of the current attempt */
+  sf_seq w;    /* the witness of the current attempt (up to the target's call) */
+  sf_seq full; /* the whole witness, when w was cut */
   sf_buf scratch;
   uint64_t emitted[NCONFIRM]; /* hashes of recent results, for confirmations */
   uint32_t nemitted;
@@ -82,6 +83,7 @@ sf_solver *sf_solver_new(const sf_api *api, const sf_solver_options *opt, sf_sol
   sf_rng_seed(&sv->rng, sv->opt.seed ^ 0x5EC0F022u);
   sf_frontier_init(&sv->fr);
   sf_seq_init(&sv->w, api);
+  sf_seq_init(&sv->full, api);
   sv->smt = sf_smt_new();
   if (!sv->smt) {
     sf_solver_free(sv);
@@ -102,6 +104,7 @@ void sf_solver_free(sf_solver *sv) {
   sf_frontier_free(&sv->fr);
   sf_smt_free(sv->smt);
   sf_seq_free(&sv->w);
+  sf_seq_free(&sv->full);
   sf_buf_free(&sv->scratch);
   if (sv->sh) munmap(sv->sh, sizeof(shared));
   free(sv);
@@ -458,6 +461,21 @@ static bool joint_probes(sf_solver *sv, const sf_var *vars, uint32_t nvars, cons
   return moved;
 }
 
+static bool uses(const sf_fit *f, uint32_t var) {
+  if (f->kind == SF_FIT_CONST) return false;
+  for (uint32_t i = 0; i < f->nvars; i++)
+    if (f->var[i] == var) return true;
+  return false;
+}
+
+static bool shares_variable(const sf_query_cmp *c, const sf_query_cmp *target) {
+  const sf_fit *fs[2] = {&c->a, &c->b};
+  for (int f = 0; f < 2; f++)
+    for (uint32_t i = 0; fs[f]->kind != SF_FIT_CONST && i < fs[f]->nvars; i++)
+      if (uses(&target->a, fs[f]->var[i]) || uses(&target->b, fs[f]->var[i])) return true;
+  return false;
+}
+
 /* ---- the attempt ---- */
 
 static void remember(sf_solver *sv, const sf_buf *out, size_t start) {
@@ -468,6 +486,7 @@ static void remember(sf_solver *sv, const sf_buf *out, size_t start) {
 static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal goal, sf_buf *out) {
   const sf_buf *wb = &sv->fr.witness[witness];
   if (sf_seq_decode(&sv->w, sv->api, wb->data, wb->len) != SF_DECODE_OK) return 0;
+  sf_seq_clear(&sv->full);
 
   /* The witness's run: the target occurrence and the comparisons before it. */
   const sf_cmp_record *rec;
@@ -475,6 +494,16 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
   uint32_t t = UINT32_MAX;
   for (uint32_t i = 0; i < n && t == UINT32_MAX; i++)
     if (rec[i].site == site_id) t = i;
+  if (t != UINT32_MAX && rec[t].call + 1 < sv->w.ncalls) {
+    /* Calls after the target's cannot change it: the attempt's runs leave
+     * them out (the result keeps them). */
+    if (sf_seq_copy(&sv->full, &sv->w)) return -1;
+    sf_seq_truncate(&sv->w, rec[t].call + 1);
+    n = run(sv, &sv->w, &rec);
+    for (t = 0; t < n && rec[t].site != site_id; t++) {
+    }
+    if (t == n) t = UINT32_MAX;
+  }
   if (t == UINT32_MAX) { /* not reached again: the target is not deterministic */
     if (sv->debug)
       fprintf(stderr, "seqfuzz: solver: site %#llx not reached again (%u records)\n",
@@ -518,7 +547,15 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
   /* Two probes per variable find what influences the target; the variables
    * that do get the rest. */
   uint32_t budget = sv->opt.max_runs;
+  bool target_moved = false;
   for (uint32_t j = 0; j < nvars && budget >= 2; j++) {
+    /* Variables come nearest call first. Once the target's call moves it,
+     * earlier calls are left alone: a fit over fewer variables is exact
+     * while the others keep their values. */
+    if (j > 0 && vars[j].call != vars[j - 1].call && target_moved) {
+      nvars = j;
+      break;
+    }
     for (int p = 0; p < 2; p++, budget--) {
       pr->x[j][p] = probe_value(sv, &vars[j], p);
       var_set(&sv->w, &vars[j], pr->x[j][p]);
@@ -527,9 +564,12 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
     }
     var_set(&sv->w, &vars[j], vars[j].value);
     bool moves = false;
-    for (int p = 0; p < 2; p++)
-      moves |= !pr->o[j][p].found[tk] || pr->o[j][p].a[tk] != base.a[tk] ||
-               pr->o[j][p].b[tk] != base.b[tk];
+    for (int p = 0; p < 2; p++) {
+      bool changed = pr->o[j][p].found[tk] &&
+                     (pr->o[j][p].a[tk] != base.a[tk] || pr->o[j][p].b[tk] != base.b[tk]);
+      target_moved |= changed;
+      moves |= changed || !pr->o[j][p].found[tk];
+    }
     for (int p = 2; moves && p < NPROBES && budget; p++, budget--) {
       pr->x[j][p] = probe_value(sv, &vars[j], p);
       var_set(&sv->w, &vars[j], pr->x[j][p]);
@@ -592,8 +632,9 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
     bool ia, ib;
     if (noisy[k]) continue;
     if (!fit_operand(vars, nvars, pr, &base, keys, k, 0, &c.a, &ia) ||
-        !fit_operand(vars, nvars, pr, &base, keys, k, 1, &c.b, &ib) || (!ia && !ib))
-      continue;
+        !fit_operand(vars, nvars, pr, &base, keys, k, 1, &c.b, &ib) || (!ia && !ib) ||
+        !shares_variable(&c, &q->target))
+      continue; /* comparisons of other variables hold: those keep their values */
     c.goals = sf_goal_outcomes(keys[k].a0, keys[k].b0, keys[k].width);
     path[npath++] = c;
   }
@@ -612,9 +653,11 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
     if (sv->debug)
       fprintf(stderr, "seqfuzz: solver:   query with %u path comparisons (level %d): %s\n",
               q->npath, level, (const char *[]){"sat", "unsat", "timeout", "error"}[r]);
-    if (r == SF_SMT_TIMEOUT) sv->st.timeouts++;
-    if (r == SF_SMT_ERROR) sv->st.errors++;
-    if (r == SF_SMT_TIMEOUT || r == SF_SMT_ERROR) break;
+    if (r == SF_SMT_TIMEOUT) sv->st.timeouts++; /* fewer path constraints may do */
+    if (r == SF_SMT_ERROR) {
+      sv->st.errors++;
+      break;
+    }
   }
   if (r != SF_SMT_SAT) {
     if (r == SF_SMT_UNSAT) sv->st.unsat++;
@@ -632,7 +675,14 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
     goto done;
   sv->st.flips++;
   size_t start = out->len;
-  if (sf_seq_encode(&sv->w, out)) {
+  sf_seq *result = &sv->w;
+  if (sv->full.ncalls) {
+    result = &sv->full;
+    for (uint32_t j = 0; j < nvars; j++)
+      var_set(result, &vars[j], values[j]);
+    if (sf_seq_validate(result, err, sizeof err)) goto done;
+  }
+  if (sf_seq_encode(result, out)) {
     rc = -1;
     goto done;
   }
