@@ -134,3 +134,19 @@ bool sf_frontier_pick(sf_frontier *fr, uint32_t max_tries, sf_site **out, sf_goa
   *goal = best_goal;
   return true;
 }
+
+void sf_frontier_set_witness(sf_frontier *fr, sf_site *site, const uint8_t *data, size_t len) {
+  if (fr->nwitness >= MAX_WITNESSES) return;
+  if (fr->nwitness == fr->witcap) {
+    uint32_t cap = fr->witcap ? fr->witcap * 2 : 64;
+    sf_buf *w = realloc(fr->witness, cap * sizeof *w);
+    if (!w) return;
+    memset(w + fr->witcap, 0, (cap - fr->witcap) * sizeof *w);
+    fr->witness = w;
+    fr->witcap = cap;
+  }
+  sf_buf *b = &fr->witness[fr->nwitness];
+  sf_buf_reset(b);
+  if (sf_buf_append(b, data, len)) return;
+  site->witness = fr->nwitness++;
+}

@@ -32,6 +32,8 @@ sf_site *sf_frontier_find(sf_frontier *fr, uint64_t site, bool insert);
 unsigned sf_site_goals(const sf_site *s);
 /* Count the outcomes of a run's records; s becomes the witness of new sites. */
 void sf_frontier_observe(sf_frontier *fr, const sf_seq *s, const sf_cmp_record *rec, uint32_t n);
+/* Make an encoded input the site's witness (a better one: a longer buffer). */
+void sf_frontier_set_witness(sf_frontier *fr, sf_site *site, const uint8_t *data, size_t len);
 /* The most promising (site, missing outcome) with fewer than max_tries tries. */
 bool sf_frontier_pick(sf_frontier *fr, uint32_t max_tries, sf_site **out, sf_goal *goal);
 

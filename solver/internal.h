@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define SF_VAR_LENGTH (-2)
+
 /* A primitive of the witness the solver may change. */
 typedef struct sf_var {
   uint32_t call, param;

@@ -132,7 +132,7 @@ sf_smt_result sf_smt_solve(sf_smt *z, const sf_query *q, uint64_t *values) {
   Z3_context c = z->ctx;
   Z3_ast *vars = calloc(q->nvars, sizeof *vars);
   if (!vars) return SF_SMT_ERROR;
-  Z3_solver s = Z3_mk_solver(c);
+  Z3_solver s = Z3_mk_solver_for_logic(c, Z3_mk_string_symbol(c, "QF_BV"));
   Z3_solver_inc_ref(c, s);
   Z3_params p = Z3_mk_params(c);
   Z3_params_inc_ref(c, p);

@@ -18,9 +18,10 @@
 #include "internal.h"
 
 #define MAX_VARS   96
-#define MAX_KEYS   33 /* the target comparison and up to 32 before it */
-#define NPROBES    6  /* runs per variable: odd step, random, then four more */
-#define MAX_ELEMS  64 /* buffer elements taken as variables, per argument */
+#define MAX_KEYS   33   /* the target comparison and up to 32 before it */
+#define NPROBES    6    /* runs per variable: odd step, random, then four more */
+#define MAX_ELEMS  64   /* buffer elements taken as variables, per argument */
+#define MAX_LENGTH 4096 /* longest buffer the solver makes, in elements */
 #define NCONFIRM   256
 #define SHARED_MAX (1u << 20) /* largest input an isolated attempt hands back */
 
@@ -28,7 +29,7 @@
 typedef struct shared {
   uint32_t done; /* the child finished (else it crashed or hung) */
   int32_t rc;
-  bool give_up;
+  bool give_up, grown;
   sf_solver_stats st;
   uint32_t input_len, result_len;
   uint8_t input[SHARED_MAX];  /* the input being run (a crash's reproducer) */
@@ -46,12 +47,14 @@ struct sf_solver {
   sf_solver_stats st;
   sf_seq w;    /* the witness of the current attempt (up to the target's call) */
   sf_seq full; /* the whole witness, when w was cut */
+  sf_seq orig; /* w as it was, to restore buffers after a length probe */
   sf_buf scratch;
   uint64_t emitted[NCONFIRM]; /* hashes of recent results, for confirmations */
   uint32_t nemitted;
   shared *sh;   /* NULL: attempts run in-process */
   bool debug;   /* SEQFUZZ_SOLVER_DEBUG: a line per attempt on stderr */
   bool give_up; /* the attempt found the site hopeless (operands not deterministic) */
+  bool grown;   /* the attempt's result is the witness with a longer buffer */
 };
 
 /* A comparison occurrence, identified across runs of the same calls. */
@@ -77,13 +80,14 @@ sf_solver *sf_solver_new(const sf_api *api, const sf_solver_options *opt, sf_sol
   sv->run = run;
   sv->ctx = ctx;
   if (opt) sv->opt = *opt;
-  if (!sv->opt.timeout_ms) sv->opt.timeout_ms = 100;
+  if (!sv->opt.timeout_ms) sv->opt.timeout_ms = 500;
   if (!sv->opt.max_runs) sv->opt.max_runs = 400;
   if (!sv->opt.max_tries) sv->opt.max_tries = 2;
   sf_rng_seed(&sv->rng, sv->opt.seed ^ 0x5EC0F022u);
   sf_frontier_init(&sv->fr);
   sf_seq_init(&sv->w, api);
   sf_seq_init(&sv->full, api);
+  sf_seq_init(&sv->orig, api);
   sv->smt = sf_smt_new();
   if (!sv->smt) {
     sf_solver_free(sv);
@@ -105,6 +109,7 @@ void sf_solver_free(sf_solver *sv) {
   sf_smt_free(sv->smt);
   sf_seq_free(&sv->w);
   sf_seq_free(&sv->full);
+  sf_seq_free(&sv->orig);
   sf_buf_free(&sv->scratch);
   if (sv->sh) munmap(sv->sh, sizeof(shared));
   free(sv);
@@ -183,6 +188,19 @@ static uint32_t collect_vars(const sf_seq *w, uint32_t last, sf_var *vars) {
         memcpy(v->excluded, pr->excluded, v->nexcluded * sizeof(uint64_t));
         v->value = args[p].bits;
       } else if ((pr->kind == SF_BUFFER || pr->kind == SF_ARRAY) && int_kind(pr->elem)) {
+        unsigned esize = sf_kind_size(pr->elem);
+        if (pr->kind == SF_BUFFER && n < MAX_VARS) { /* its length, as the callee sees it */
+          sf_var *v = &vars[n++];
+          memset(v, 0, sizeof *v);
+          v->call = (uint32_t)c;
+          v->param = p;
+          v->elem = SF_VAR_LENGTH;
+          v->size = 4;
+          sf_seq_buffer_bounds(f, pr, &v->lo, &v->hi);
+          if (v->hi > MAX_LENGTH) v->hi = MAX_LENGTH;
+          if (v->lo > v->hi) v->lo = v->hi;
+          v->value = args[p].len / esize;
+        }
         unsigned size = sf_kind_size(pr->elem);
         uint32_t count = args[p].len / size;
         for (uint32_t e = 0; e < count && e < MAX_ELEMS && n < MAX_VARS; e++) {
@@ -222,11 +240,35 @@ static uint64_t var_norm(const sf_var *v, uint64_t x) {
 /* Write x into the witness (in place). */
 static void var_set(sf_seq *w, const sf_var *v, uint64_t x) {
   sf_arg *a = &sf_seq_args(w, v->call)[v->param];
+  if (v->elem == SF_VAR_LENGTH) {
+    /* A buffer's length: keep the prefix, zero-fill the rest. */
+    uint32_t esize = (uint32_t)sf_kind_size(sf_seq_func(w, v->call)->params[v->param].elem);
+    size_t want = (size_t)x * esize;
+    if (want == a->len) return;
+    uint8_t *bytes = calloc(want ? want : 1, 1);
+    if (!bytes) return;
+    memcpy(bytes, sf_seq_bytes(w, a), want < a->len ? want : a->len);
+    sf_seq_set_bytes(w, a, bytes, want);
+    free(bytes);
+    return;
+  }
   if (v->elem < 0) {
     a->bits = x;
     return;
   }
-  memcpy(w->blob.data + a->off + (uint32_t)v->elem * v->size, &x, v->size);
+  if ((uint32_t)(v->elem + 1) * v->size <= a->len) /* (a length change may have cut it) */
+    memcpy(w->blob.data + a->off + (uint32_t)v->elem * v->size, &x, v->size);
+}
+
+/* Put variable v of the witness back as it was (a buffer with its bytes). */
+static void var_restore(sf_solver *sv, const sf_var *v) {
+  if (v->elem != SF_VAR_LENGTH) {
+    var_set(&sv->w, v, v->value);
+    return;
+  }
+  const sf_arg *o = &sf_seq_args(&sv->orig, v->call)[v->param];
+  sf_seq_set_bytes(&sv->w, &sf_seq_args(&sv->w, v->call)[v->param], sf_seq_bytes(&sv->orig, o),
+                   o->len);
 }
 
 /* The probe values of a variable: an odd step, a random value, then more. */
@@ -312,13 +354,27 @@ static uint64_t side(const obs *o, uint32_t k, int b) {
 
 /* Fit operand `b` (0: a, 1: b) of key k from the probes; false if nothing
  * explains the runs. */
+static bool fit_with(const sf_var *vars, uint32_t nvars, const probes *pr, const obs *base,
+                     const key *keys, uint32_t k, int b, sf_fit *out, bool *influenced,
+                     bool lengths);
+
+/* Lengths change what a buffer holds, rarely linearly: when a fit with them
+ * fails, fit without them (they then keep their values). */
 static bool fit_operand(const sf_var *vars, uint32_t nvars, const probes *pr, const obs *base,
                         const key *keys, uint32_t k, int b, sf_fit *out, bool *influenced) {
+  return fit_with(vars, nvars, pr, base, keys, k, b, out, influenced, true) ||
+         fit_with(vars, nvars, pr, base, keys, k, b, out, influenced, false);
+}
+
+static bool fit_with(const sf_var *vars, uint32_t nvars, const probes *pr, const obs *base,
+                     const key *keys, uint32_t k, int b, sf_fit *out, bool *influenced,
+                     bool lengths) {
   const key *kk = &keys[k];
   uint64_t mask = sf_width_mask(kk->width);
   uint32_t inf[SF_FIT_MAX_VARS], ninf = 0;
   uint64_t y0 = side(base, k, b) & mask;
   for (uint32_t j = 0; j < nvars; j++) {
+    if (!lengths && vars[j].elem == SF_VAR_LENGTH) continue;
     bool changes = false;
     for (int p = 0; p < pr->n[j]; p++)
       if (pr->o[j][p].found[k] && (side(&pr->o[j][p], k, b) & mask) != y0) changes = true;
@@ -431,7 +487,7 @@ static bool joint_probes(sf_solver *sv, const sf_var *vars, uint32_t nvars, cons
       obs o;
       run_obs(sv, &sv->w, keys, tk + 1, &o);
       for (uint32_t j = 0; j < nin; j++)
-        var_set(&sv->w, &vars[in[j]], vars[in[j]].value);
+        var_restore(sv, &vars[in[j]]);
       if (!o.found[tk]) continue;
       for (uint32_t j = 0; j < nin; j++)
         xs[m * nin + j] = values[in[j]];
@@ -473,6 +529,43 @@ static bool shares_variable(const sf_query_cmp *c, const sf_query_cmp *target) {
   for (int f = 0; f < 2; f++)
     for (uint32_t i = 0; fs[f]->kind != SF_FIT_CONST && i < fs[f]->nvars; i++)
       if (uses(&target->a, fs[f]->var[i]) || uses(&target->b, fs[f]->var[i])) return true;
+  return false;
+}
+
+/* Grow (to twice its length plus 8, within its legal length) the first
+ * buffer whose elements the target uses and that can grow, in w and full.
+ * false if none can. */
+static bool grow_buffer(sf_solver *sv, const sf_var *vars, const sf_query_cmp *target) {
+  const sf_fit *fs[2] = {&target->a, &target->b};
+  for (int f = 0; f < 2; f++) {
+    for (uint32_t i = 0; fs[f]->kind != SF_FIT_CONST && i < fs[f]->nvars; i++) {
+      const sf_var *v = &vars[fs[f]->var[i]];
+      if (v->elem < 0) continue;
+      const sf_func *fn = sf_seq_func(&sv->w, v->call);
+      const sf_param *p = &fn->params[v->param];
+      if (p->kind != SF_BUFFER) continue;
+      uint64_t lo, hi;
+      sf_seq_buffer_bounds(fn, p, &lo, &hi);
+      sf_arg *a = &sf_seq_args(&sv->w, v->call)[v->param];
+      uint64_t count = a->len / v->size, want = 2 * count + 8;
+      if (want > hi) want = hi;
+      if (want > MAX_ELEMS) want = MAX_ELEMS;
+      if (want <= count) continue;
+      uint8_t *bytes = calloc(want, v->size);
+      if (!bytes) return false;
+      memcpy(bytes, sf_seq_bytes(&sv->w, a), a->len);
+      sf_seq *seqs[2] = {&sv->w, &sv->full};
+      bool ok = true;
+      for (int k = 0; k < 2; k++) {
+        if (!seqs[k]->ncalls) continue;
+        sf_arg *b = &sf_seq_args(seqs[k], v->call)[v->param];
+        ok &= sf_seq_set_bytes(seqs[k], b, bytes, want * v->size) == 0;
+      }
+      free(bytes);
+      char err[128];
+      return ok && !sf_seq_validate(sv->full.ncalls ? &sv->full : &sv->w, err, sizeof err);
+    }
+  }
   return false;
 }
 
@@ -542,6 +635,7 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
 
   sf_var vars[MAX_VARS];
   uint32_t nvars = collect_vars(&sv->w, keys[tk].call, vars);
+  if (sf_seq_copy(&sv->orig, &sv->w)) return -1;
   probes *pr = calloc(1, sizeof *pr);
   if (!pr) return -1;
   /* Two probes per variable find what influences the target; the variables
@@ -562,7 +656,7 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
       run_obs(sv, &sv->w, keys, nkeys, &pr->o[j][p]);
       pr->n[j]++;
     }
-    var_set(&sv->w, &vars[j], vars[j].value);
+    var_restore(sv, &vars[j]);
     bool moves = false;
     for (int p = 0; p < 2; p++) {
       bool changed = pr->o[j][p].found[tk] &&
@@ -576,7 +670,7 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
       run_obs(sv, &sv->w, keys, nkeys, &pr->o[j][p]);
       pr->n[j]++;
     }
-    var_set(&sv->w, &vars[j], vars[j].value);
+    var_restore(sv, &vars[j]);
   }
 
   sf_query *q = calloc(1, sizeof *q);
@@ -597,6 +691,15 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
     fit_a = fit_b = true;
     inf_a = q->target.a.kind != SF_FIT_CONST;
     inf_b = q->target.b.kind != SF_FIT_CONST;
+  }
+  /* One side explained, the other not (x == (seed ^ C) * 7919): hold the
+   * other at its witness value; the check run tells if that was wrong. */
+  if (fit_a != fit_b && (fit_a ? inf_a : inf_b)) {
+    sf_fit *held = fit_a ? &q->target.b : &q->target.a;
+    *held = (sf_fit){.kind = SF_FIT_CONST,
+                     .width = keys[tk].width,
+                     .base = (fit_a ? base.b[tk] : base.a[tk]) & sf_width_mask(keys[tk].width)};
+    fit_a = fit_b = true;
   }
   if (sv->debug)
     fprintf(stderr,
@@ -660,7 +763,17 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
     }
   }
   if (r != SF_SMT_SAT) {
-    if (r == SF_SMT_UNSAT) sv->st.unsat++;
+    if (r == SF_SMT_UNSAT) {
+      sv->st.unsat++;
+      /* A checksum over a short buffer may need more bytes than it has: hand
+       * the engine the witness with that buffer grown (it becomes the site's
+       * witness for the next attempt). */
+      if (grow_buffer(sv, vars, &q->target) &&
+          !sf_seq_encode(sv->full.ncalls ? &sv->full : &sv->w, out)) {
+        sv->grown = true;
+        rc = 1;
+      }
+    }
     goto done;
   }
   sv->st.sat++;
@@ -686,7 +799,7 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
     rc = -1;
     goto done;
   }
-  if (!sv->sh) remember(sv, out, start);
+  if (!sv->sh) remember(sv, out, start); /* (the child's parent does it) */
   rc = 1;
 done:
   free(pr);
@@ -721,8 +834,9 @@ int sf_solver_step(sf_solver *sv, sf_buf *out) {
   uint64_t site_id = site->site;
   uint32_t witness = site->witness;
   int rc;
+  size_t before = out->len;
   struct timespec t_fork;
-  sv->give_up = false;
+  sv->give_up = sv->grown = false;
   pid_t pid = -1;
   if (sv->sh) {
     fflush(stdout);
@@ -743,6 +857,7 @@ int sf_solver_step(sf_solver *sv, sf_buf *out) {
     }
     sv->sh->st = sv->st;
     sv->sh->give_up = sv->give_up;
+    sv->sh->grown = sv->grown;
     __atomic_store_n(&sv->sh->done, 1, __ATOMIC_RELEASE);
     _exit(0);
   }
@@ -762,9 +877,10 @@ int sf_solver_step(sf_solver *sv, sf_buf *out) {
     if (__atomic_load_n(&sv->sh->done, __ATOMIC_ACQUIRE)) {
       sv->st = sv->sh->st;
       sv->give_up = sv->sh->give_up;
+      sv->grown = sv->sh->grown;
       rc = sv->sh->rc;
       if (rc == 1 && sf_buf_append(out, sv->sh->result, sv->sh->result_len)) rc = -1;
-      if (rc == 1) remember(sv, out, out->len - sv->sh->result_len);
+      if (rc == 1 && !sv->grown) remember(sv, out, out->len - sv->sh->result_len);
     } else {
       /* The target crashed or hung on an input of the attempt: hand it to
        * the engine, which runs it and reports the crash with that input. */
@@ -773,7 +889,13 @@ int sf_solver_step(sf_solver *sv, sf_buf *out) {
     }
   }
   site = sf_frontier_find(&sv->fr, site_id, false);
-  if (site && rc == 1) site->seen |= 1u << goal; /* do not solve it again */
+  if (site && rc == 1 && sv->grown) {
+    /* The grown input is the site's witness from now on: try again. */
+    sf_frontier_set_witness(&sv->fr, site, out->data + before, out->len - before);
+    site->tries[goal]--;
+  } else if (site && rc == 1) {
+    site->seen |= 1u << goal; /* do not solve it again */
+  }
   if (site && sv->give_up) memset(site->tries, 0xff, sizeof site->tries);
   return rc;
 }

@@ -42,7 +42,7 @@ typedef struct sf_solver sf_solver;
 typedef uint32_t (*sf_solver_runner)(void *ctx, const sf_seq *s, const sf_cmp_record **rec);
 
 typedef struct sf_solver_options {
-  uint32_t timeout_ms; /* per Z3 query (default 100) */
+  uint32_t timeout_ms; /* per Z3 query (default 500) */
   uint32_t max_runs;   /* target runs per attempt (default 400) */
   uint32_t max_tries;  /* attempts per site and missing outcome (default 2) */
   uint64_t seed;
