@@ -5,7 +5,11 @@
  * come from the target through the shared memory this library creates in
  * afl_custom_init (before afl-fuzz starts the fork server, so the target
  * inherits SEQFUZZ_SHM). Queue entries need no side files: everything is in
- * the input bytes, so entries synced from other instances (-M/-S) work. */
+ * the input bytes, so entries synced from other instances (-M/-S) work.
+ * With SEQFUZZ_SOLVER_TARGET naming a tracing (libFuzzer) build of the same
+ * target, a solver server runs beside afl-fuzz (solver/remote.h) and its
+ * results are a mutation stage, within the same time budget as under
+ * libFuzzer. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +19,7 @@
 #include "feedback.h"
 #include "mutator/mutate.h"
 #include "options.h"
+#include "solver/remote.h"
 
 typedef struct afl_seqfuzz {
   sf_api *api;
@@ -30,11 +35,24 @@ typedef struct afl_seqfuzz {
   size_t outcap;
   uint64_t seed, calls;
   char describe[64];
-  char introspection[256];
+  char introspection[384];
   FILE *stats_file;
   long stats_every;
   time_t last_stats;
+  /* The solver stage (NULL: none). */
+  sf_solver_client *solver;
+  sf_solver_stats solver_stats;
+  sf_buf solved;
+  double start, solver_seconds, last_new;
+  long solver_budget;
+  uint64_t solver_idle_until;
 } afl_seqfuzz;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 void afl_custom_deinit(void *data);
 
@@ -72,7 +90,38 @@ void *afl_custom_init(void *afl, unsigned int seed) {
     afl_custom_deinit(st);
     return NULL;
   }
+  const char *tracer = getenv(SF_SOLVER_TARGET_ENV);
+  if (tracer && opt.solver) {
+    st->solver = sf_solver_client_start(tracer);
+    if (!st->solver) fprintf(stderr, "seqfuzz: cannot start the solver server %s\n", tracer);
+  }
+  st->solver_budget = opt.solver_budget;
+  st->start = st->last_new = now_seconds();
   return st;
+}
+
+/* The solver stage: at most SEQFUZZ_SOLVER_BUDGET percent of the time, four
+ * times that while no new queue entry came for 10 s. */
+static size_t solver_stage(afl_seqfuzz *st, uint8_t *out, size_t max_size) {
+  if (!st->solver || st->calls < st->solver_idle_until) return 0;
+  double t0 = now_seconds();
+  double budget = (double)st->solver_budget / 100.0;
+  if (t0 - st->last_new > 10) budget *= 4;
+  if (st->solver_seconds > budget * (t0 - st->start)) return 0;
+  uint64_t attempts = st->solver_stats.attempts;
+  sf_buf_reset(&st->solved);
+  int rc = sf_solver_client_step(st->solver, &st->solved, &st->solver_stats);
+  st->solver_seconds += now_seconds() - t0;
+  if (rc < 0) {
+    fprintf(stderr, "seqfuzz: the solver server keeps failing; going on without it\n");
+    sf_solver_client_free(st->solver);
+    st->solver = NULL;
+    return 0;
+  }
+  if (rc == 0 && st->solver_stats.attempts == attempts) st->solver_idle_until = st->calls + 4096;
+  if (rc != 1 || st->solved.len > max_size) return 0;
+  memcpy(out, st->solved.data, st->solved.len);
+  return st->solved.len;
 }
 
 static void write_stats(afl_seqfuzz *st) {
@@ -86,6 +135,15 @@ static void write_stats(afl_seqfuzz *st) {
            100.0 * (double)s.pruned_equiv / cand, (unsigned long long)s.pool_size,
            (unsigned long long)s.states_seen,
            s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0);
+  if (st->solver) {
+    const sf_solver_stats *v = &st->solver_stats;
+    size_t len = strlen(st->introspection);
+    snprintf(st->introspection + len, sizeof st->introspection - len,
+             " | solver %.1f%%: attempts %llu, sat %llu, flips %llu, kept %llu",
+             100.0 * st->solver_seconds / (now_seconds() - st->start + 1e-9),
+             (unsigned long long)v->attempts, (unsigned long long)v->sat,
+             (unsigned long long)v->flips, (unsigned long long)v->confirmed);
+  }
   if (st->stats_file) {
     fprintf(st->stats_file, "%ld %s\n", (long)time(NULL), st->introspection);
     fflush(st->stats_file);
@@ -111,7 +169,11 @@ size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t buf_size, uint8_t **out_
     return buf_size;
   }
   uint64_t seed = st->seed * 0x9e3779b97f4a7c15ULL + st->calls++;
-  size_t n;
+  size_t n = solver_stage(st, out, max_size);
+  if (n) {
+    *out_buf = out;
+    return n;
+  }
   if (add_buf && add_buf_size && (seed >> 61) == 0)
     n = sf_mutator_crossover(st->mut, buf, buf_size, add_buf, add_buf_size, out, max_size, seed);
   else
@@ -149,6 +211,8 @@ uint8_t afl_custom_queue_new_entry(void *data, const uint8_t *filename_new_queue
     if (sf_buf_append(&b, chunk, k)) break;
   fclose(fp);
   sf_mutator_add_input(st->mut, b.data, b.len, sf_channel_record(st->channel));
+  st->last_new = now_seconds();
+  if (st->solver) sf_solver_client_observe(st->solver, b.data, b.len);
   sf_buf_free(&b);
   return 0; /* the file was not changed */
 }
@@ -224,6 +288,8 @@ void afl_custom_deinit(void *data) {
     fclose(st->stats_file);
   }
   sf_channel_close(st->channel);
+  sf_solver_client_free(st->solver);
+  sf_buf_free(&st->solved);
   sf_seq_free(&st->trim_cur);
   sf_seq_free(&st->trim_cand);
   sf_buf_free(&st->trim_out);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmp_trace.h"
 #include "embedded.h"
@@ -21,6 +22,7 @@
 #include "feedback.h"
 #include "mutator/mutate.h"
 #include "options.h"
+#include "solver/remote.h"
 #include "solver/solver.h"
 
 /* libFuzzer's own byte mutator (libAFLDriver's returns 0: no mutation). */
@@ -39,7 +41,7 @@ static struct {
   sf_solver *solver; /* NULL when SEQFUZZ_SOLVER=0 */
   sf_buf solved;
   double start, solver_seconds;
-  double last_new; /* when the engine last handed over a new corpus entry */
+  double last_new;            /* when the engine last handed over a new corpus entry */
   uint64_t solver_idle_until; /* mutations to wait after finding no frontier */
   uint64_t mutations;
 } G;
@@ -185,8 +187,27 @@ static size_t solver_stage(uint8_t *data, size_t max_size) {
   return G.solved.len;
 }
 
+/* Server mode (SEQFUZZ_SOLVER_SERVE): an input the AFL++ mutator saw. */
+static void serve_observe(void *ctx, const uint8_t *data, size_t size) {
+  (void)ctx;
+  if (sf_mutator_interpret(G.mut, &G.probe_seq, data, size)) return;
+  const sf_cmp_record *rec;
+  uint32_t n = traced_run(NULL, &G.probe_seq, &rec);
+  sf_solver_observe(G.solver, &G.probe_seq, rec, n);
+  sf_solver_note_input(G.solver, sf_feedback_input_hash(data, size));
+}
+
+/* Serve the AFL++ mutator's solver requests on stdin/stdout, then leave. */
+static void serve(void) {
+  int out = dup(1);
+  dup2(2, 1); /* whatever else writes to stdout must not reach the pipe */
+  if (G.solver && out >= 0) sf_solver_serve(G.solver, 0, out, serve_observe, NULL);
+  _exit(0);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   init_once();
+  if (getenv(SF_SOLVER_SERVE_ENV)) serve();
   /* -minimize_crash hands the mutator a crashing input: running it to learn
    * its states would crash inside the mutator. */
   for (int i = 1; i < *argc; i++)

@@ -14,12 +14,12 @@ if ! command -v afl-clang-fast >/dev/null; then
 fi
 allow="$root/build-afl/allowlist.txt"
 mkdir -p "$root/build-afl"
-printf 'src: *kvstore.c\nsrc: *kvstore_handwritten.c\nsrc: *magiclib.c\nsrc: *ownlib.c\n' >"$allow"
+printf 'src: *kvstore.c\nsrc: *kvstore_handwritten.c\nsrc: *magiclib.c\nsrc: *ownlib.c\nsrc: *solverlib.c\n' >"$allow"
 cmake -S "$root" -B "$root/build-afl" -DCMAKE_C_COMPILER=afl-clang-fast \
   -DCMAKE_CXX_COMPILER=afl-clang-fast++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSEQFUZZ_ENGINE=afl \
   "-DCMAKE_C_COMPILER_LAUNCHER=env;AFL_LLVM_ALLOWLIST=$allow;AFL_QUIET=1" >/dev/null
 cmake --build "$root/build-afl" -j"$(nproc)" --target kvstore_fuzzer kvstore_fixed_fuzzer \
-  handwritten_fuzzer handwritten_fixed_fuzzer >/dev/null
+  handwritten_fuzzer handwritten_fixed_fuzzer solverlib_fuzzer >/dev/null
 cmake -S "$root" -B "$root/build" -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$root/build" -j"$(nproc)" --target seqfuzz seqfuzz-afl >/dev/null

@@ -34,6 +34,8 @@ typedef struct shared {
   uint32_t input_len, result_len;
   uint8_t input[SHARED_MAX];  /* the input being run (a crash's reproducer) */
   uint8_t result[SHARED_MAX]; /* the attempt's output */
+  uint32_t nflip;             /* records of the flip's check run (input: its input) */
+  sf_cmp_record flip[SF_CMP_MAX_RECORDS];
 } shared;
 
 struct sf_solver {
@@ -55,6 +57,13 @@ struct sf_solver {
   bool debug;   /* SEQFUZZ_SOLVER_DEBUG: a line per attempt on stderr */
   bool give_up; /* the attempt found the site hopeless (operands not deterministic) */
   bool grown;   /* the attempt's result is the witness with a longer buffer */
+  /* The flip's check run (in-process attempts): learnt from right away, so
+   * comparisons behind the flipped one become frontiers even when the
+   * engine's coverage does not keep the result. */
+  sf_cmp_record *flip;
+  uint32_t nflip;
+  const sf_cmp_record *last_rec; /* of the last run */
+  uint32_t last_n;
 };
 
 /* A comparison occurrence, identified across runs of the same calls. */
@@ -112,6 +121,7 @@ void sf_solver_free(sf_solver *sv) {
   sf_seq_free(&sv->orig);
   sf_buf_free(&sv->scratch);
   if (sv->sh) munmap(sv->sh, sizeof(shared));
+  free(sv->flip);
   free(sv);
 }
 
@@ -324,7 +334,14 @@ static uint32_t run(sf_solver *sv, const sf_seq *s, const sf_cmp_record **rec) {
     }
   }
   sv->st.runs++;
-  return sv->run(sv->ctx, s, rec);
+  sv->last_n = sv->run(sv->ctx, s, rec);
+  sv->last_rec = *rec;
+  return sv->last_n;
+}
+
+static uint32_t sf_cmp_last_records(const sf_solver *sv, const sf_cmp_record **rec) {
+  *rec = sv->last_rec;
+  return sv->last_n;
 }
 
 static void run_obs(sf_solver *sv, const sf_seq *s, const key *keys, uint32_t nkeys, obs *o) {
@@ -569,6 +586,19 @@ static bool grow_buffer(sf_solver *sv, const sf_var *vars, const sf_query_cmp *t
   return false;
 }
 
+/* The records of the run just made (the flip's check), for the frontier. */
+static void keep_flip_records(sf_solver *sv) {
+  const sf_cmp_record *rec;
+  uint32_t n = sf_cmp_last_records(sv, &rec);
+  if (sv->sh) {
+    memcpy(sv->sh->flip, rec, n * sizeof *rec);
+    sv->sh->nflip = n;
+  } else if ((sv->flip = realloc(sv->flip, (n ? n : 1) * sizeof *rec))) {
+    memcpy(sv->flip, rec, n * sizeof *rec);
+    sv->nflip = n;
+  }
+}
+
 /* ---- the attempt ---- */
 
 static void remember(sf_solver *sv, const sf_buf *out, size_t start) {
@@ -787,6 +817,7 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
       !(sf_goal_outcomes(after.a[tk], after.b[tk], keys[tk].width) & (1u << goal)))
     goto done;
   sv->st.flips++;
+  keep_flip_records(sv);
   size_t start = out->len;
   sf_seq *result = &sv->w;
   if (sv->full.ncalls) {
@@ -825,6 +856,30 @@ static void child_setup(uint32_t seconds) {
   alarm(seconds);
 }
 
+/* After an attempt that flipped: learn from the flip's check run. */
+static void learn_flip(sf_solver *sv) {
+  const uint8_t *in = NULL;
+  uint32_t len = 0, n = 0;
+  const sf_cmp_record *rec = NULL;
+  if (sv->sh && sv->sh->done && sv->sh->rc == 1 && !sv->sh->grown && sv->sh->nflip) {
+    in = sv->sh->input;
+    len = sv->sh->input_len;
+    rec = sv->sh->flip;
+    n = sv->sh->nflip;
+    sv->sh->nflip = 0;
+  } else if (!sv->sh && sv->nflip) {
+    sf_buf_reset(&sv->scratch);
+    if (sf_seq_encode(&sv->w, &sv->scratch)) return;
+    in = sv->scratch.data;
+    len = (uint32_t)sv->scratch.len;
+    rec = sv->flip;
+    n = sv->nflip;
+    sv->nflip = 0;
+  }
+  if (!n || sf_seq_decode(&sv->w, sv->api, in, len) != SF_DECODE_OK) return;
+  sf_frontier_observe(&sv->fr, &sv->w, rec, n);
+}
+
 int sf_solver_step(sf_solver *sv, sf_buf *out) {
   sf_site *site;
   sf_goal goal;
@@ -843,6 +898,7 @@ int sf_solver_step(sf_solver *sv, sf_buf *out) {
     fflush(stderr);
     sv->sh->done = 0;
     sv->sh->input_len = 0;
+    sv->sh->nflip = 0;
     clock_gettime(CLOCK_MONOTONIC, &t_fork);
     pid = fork();
   }
@@ -888,6 +944,7 @@ int sf_solver_step(sf_solver *sv, sf_buf *out) {
       rc = sv->sh->input_len && !sf_buf_append(out, sv->sh->input, sv->sh->input_len) ? 1 : 0;
     }
   }
+  learn_flip(sv);
   site = sf_frontier_find(&sv->fr, site_id, false);
   if (site && rc == 1 && sv->grown) {
     /* The grown input is the site's witness from now on: try again. */

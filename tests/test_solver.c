@@ -256,7 +256,7 @@ static void test_attempts_flip_each_relation(void **state) {
     if (rc != 1) continue;
     assert_int_equal(sf_seq_decode(&out, api, b.data, b.len), SF_DECODE_OK);
     assert_valid(&out);
-    assert_int_equal(out.ncalls, s.ncalls); /* same calls, new values */
+    assert_true(out.ncalls >= 2 && out.ncalls <= s.ncalls); /* the seed or a prefix of it */
     uint64_t sites[] = {S_AFFINE, S_PAIR, S_PAIR2, S_FIELD, S_MASK, S_SUM};
     for (int i = 0; i < 6; i++)
       if (outcomes_at(&out, sites[i]) & (1u << SF_GOAL_EQ)) eq_reached |= 1u << i;

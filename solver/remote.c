@@ -1,0 +1,39 @@
+/* remote.c: the solver server (see remote.h; the client is remote_client.c). */
+#include "remote.h"
+
+#include <string.h>
+
+#include "../base/sf_io.h"
+
+/* ---- server ---- */
+
+void sf_solver_serve(sf_solver *sv, int in, int out, sf_solver_observe_fn observe, void *ctx) {
+  sf_buf data = {0}, result = {0};
+  for (;;) {
+    uint8_t op;
+    uint32_t len;
+    if (sf_read_all(in, &op, 1, -1) || sf_read_all(in, &len, 4, -1) || len > SF_SOLVER_MAX_FRAME)
+      break;
+    sf_buf_reset(&data);
+    if (sf_buf_reserve(&data, len) || sf_read_all(in, data.data, len, -1)) break;
+    data.len = len;
+    if (op == 'O') {
+      observe(ctx, data.data, data.len);
+    } else if (op == 'S') {
+      sf_buf_reset(&result);
+      uint32_t max = 0;
+      if (len >= 4) memcpy(&max, data.data, 4);
+      int rc = sf_solver_step(sv, &result);
+      uint32_t n = rc == 1 && result.len <= max ? (uint32_t)result.len : 0;
+      sf_solver_stats st;
+      sf_solver_get_stats(sv, &st);
+      if (sf_write_all(out, &n, 4) || sf_write_all(out, result.data, n) ||
+          sf_write_all(out, &st, sizeof st))
+        break;
+    } else {
+      break;
+    }
+  }
+  sf_buf_free(&data);
+  sf_buf_free(&result);
+}

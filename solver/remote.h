@@ -1,0 +1,48 @@
+/* remote.h: the solver in another process.
+ *
+ * Under AFL++ the mutator lives in afl-fuzz, which cannot run the target, and
+ * an afl-clang-fast build traces no comparisons. So the mutator starts a
+ * tracing build of the same target (its libFuzzer build, named in
+ * SEQFUZZ_SOLVER_TARGET) as a solver server, tells it about each new queue
+ * entry, and asks it for results now and then. A server that dies (a target
+ * crash outside an isolated attempt) is started again; one that dies at once
+ * is given up on.
+ *
+ * Protocol, over a pipe each way: a request is one byte ('O' observe an
+ * input, 'S' one solver step), a u32 length and that many bytes; 'S' is
+ * answered by a u32 length, the result bytes (none: no result), and the
+ * server's sf_solver_stats. */
+#ifndef SF_SOLVER_REMOTE_H
+#define SF_SOLVER_REMOTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../base/sf_buf.h"
+#include "solver.h"
+
+#define SF_SOLVER_SERVE_ENV  "SEQFUZZ_SOLVER_SERVE"
+#define SF_SOLVER_TARGET_ENV "SEQFUZZ_SOLVER_TARGET"
+#define SF_SOLVER_MAX_FRAME  (1u << 24)
+
+/* ---- client (the AFL++ mutator) ---- */
+typedef struct sf_solver_client sf_solver_client;
+
+/* Start `target` as a server. NULL if it cannot be started. */
+sf_solver_client *sf_solver_client_start(const char *target);
+void sf_solver_client_free(sf_solver_client *c);
+/* A new input for the solver to learn from (a queue entry). */
+void sf_solver_client_observe(sf_solver_client *c, const uint8_t *data, size_t size);
+/* One step: 1 and the result appended to out; 0 no result; -1 the server is
+ * gone for good. st receives the server's statistics (may be NULL). */
+int sf_solver_client_step(sf_solver_client *c, sf_buf *out, sf_solver_stats *st);
+
+/* ---- server (the tracing build) ---- */
+/* Learn from an input: decode or interpret it, run it traced, and call
+ * sf_solver_observe / sf_solver_note_input. */
+typedef void (*sf_solver_observe_fn)(void *ctx, const uint8_t *data, size_t size);
+
+/* Serve requests from fd `in`, answering on fd `out`, until end of input. */
+void sf_solver_serve(sf_solver *sv, int in, int out, sf_solver_observe_fn observe, void *ctx);
+
+#endif

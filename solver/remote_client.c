@@ -1,0 +1,144 @@
+/* remote_client.c: the client of the solver server (see remote.h). It is
+ * linked into the AFL++ mutator without the solver itself. */
+#define _GNU_SOURCE /* environ, pipe2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../base/sf_io.h"
+#include "remote.h"
+
+extern char **environ;
+
+#define STEP_TIMEOUT_MS 120000 /* an attempt's child is killed after 60 s */
+
+struct sf_solver_client {
+  char *target;
+  pid_t pid;
+  int to, from; /* pipes to and from the server */
+  uint32_t starts;
+  time_t started;
+};
+
+static void stop(sf_solver_client *c) {
+  if (c->to >= 0) close(c->to);
+  if (c->from >= 0) close(c->from);
+  c->to = c->from = -1;
+  if (c->pid > 0) {
+    kill(c->pid, SIGKILL);
+    while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+  }
+  c->pid = -1;
+}
+
+static int start(sf_solver_client *c) {
+  int to[2], from[2];
+  if (pipe2(to, O_CLOEXEC)) return -1;
+  if (pipe2(from, O_CLOEXEC)) {
+    close(to[0]);
+    close(to[1]);
+    return -1;
+  }
+  /* The server's environment: ours, without the AFL++ feedback channel (it
+   * is not the fuzzed target), with the serve switch. */
+  size_t n = 0;
+  while (environ[n])
+    n++;
+  char **env = calloc(n + 2, sizeof *env);
+  int rc = -1;
+  if (env) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+      if (strncmp(environ[i], "SEQFUZZ_SHM=", 12) && strncmp(environ[i], "__AFL_", 6))
+        env[k++] = environ[i];
+    env[k++] = SF_SOLVER_SERVE_ENV "=1";
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, to[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, from[1], 1);
+    if (!getenv("SEQFUZZ_SOLVER_DEBUG"))
+      posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    char *argv[] = {c->target, NULL};
+    rc = posix_spawn(&c->pid, c->target, &fa, NULL, argv, env) ? -1 : 0;
+    posix_spawn_file_actions_destroy(&fa);
+    free(env);
+  }
+  close(to[0]);
+  close(from[1]);
+  if (rc) {
+    close(to[1]);
+    close(from[0]);
+    c->pid = -1;
+    return -1;
+  }
+  c->to = to[1];
+  c->from = from[0];
+  c->starts++;
+  c->started = time(NULL);
+  return 0;
+}
+
+sf_solver_client *sf_solver_client_start(const char *target) {
+  signal(SIGPIPE, SIG_IGN); /* a dead server is noticed by the write failing */
+  sf_solver_client *c = calloc(1, sizeof *c);
+  if (!c || !(c->target = strdup(target))) {
+    free(c);
+    return NULL;
+  }
+  c->to = c->from = -1;
+  if (start(c)) {
+    sf_solver_client_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+void sf_solver_client_free(sf_solver_client *c) {
+  if (!c) return;
+  stop(c);
+  free(c->target);
+  free(c);
+}
+
+static int send_frame(sf_solver_client *c, uint8_t op, const void *p, uint32_t n) {
+  if (c->to < 0) return -1;
+  if (sf_write_all(c->to, &op, 1) || sf_write_all(c->to, &n, 4) || sf_write_all(c->to, p, n))
+    return -1;
+  return 0;
+}
+
+/* The server died: start it again, unless it keeps dying at once. */
+static int restart(sf_solver_client *c) {
+  bool quick = time(NULL) - c->started < 2;
+  stop(c);
+  if (quick && c->starts >= 3) return -1;
+  return start(c);
+}
+
+void sf_solver_client_observe(sf_solver_client *c, const uint8_t *data, size_t size) {
+  if (size > SF_SOLVER_MAX_FRAME || c->pid < 0) return;
+  if (send_frame(c, 'O', data, (uint32_t)size)) restart(c);
+}
+
+int sf_solver_client_step(sf_solver_client *c, sf_buf *out, sf_solver_stats *st) {
+  if (c->pid < 0) return -1;
+  uint32_t max = SF_SOLVER_MAX_FRAME, n;
+  sf_solver_stats s;
+  if (send_frame(c, 'S', &max, 4) || sf_read_all(c->from, &n, 4, STEP_TIMEOUT_MS) ||
+      n > SF_SOLVER_MAX_FRAME || sf_buf_reserve(out, n) ||
+      sf_read_all(c->from, out->data + out->len, n, STEP_TIMEOUT_MS) ||
+      sf_read_all(c->from, &s, sizeof s, STEP_TIMEOUT_MS)) {
+    return restart(c) ? -1 : 0;
+  }
+  out->len += n;
+  if (st) *st = s;
+  return n ? 1 : 0;
+}
