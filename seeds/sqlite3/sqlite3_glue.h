@@ -1,0 +1,430 @@
+/* sqlite3_glue.h: the calls of SQLite's public API that the seqfuzz grammar
+ * language cannot state directly (function-pointer arguments, variadic
+ * functions, `T **` outputs, SQLITE_TRANSIENT destructors, caller-allocated
+ * arrays), each wrapped in a tiny static inline function that calls the real
+ * API the way a careful application does. sqlite3.api declares them.
+ *
+ * Resource bounds: every connection the grammar can reach is opened by
+ * sqlite3_glue_open(), which installs what test/ossfuzz.c (OSS-Fuzz's own
+ * harness) installs: a progress handler that interrupts long queries, a
+ * VDBE-size and string-length limit, a 20 MB heap limit, and an authorizer
+ * that blocks debugging pragmas. The authorizer also blocks ATTACH / VACUUM
+ * INTO of real files and the pragmas that change process-wide directories, so
+ * the fuzzer never touches the file system beyond SQLite's private,
+ * delete-on-close temporary files.
+ */
+#ifndef SQLITE3_GLUE_H
+#define SQLITE3_GLUE_H
+#include <string.h>
+#include "sqlite3.h"
+
+/* Progress budget shared by the connections of one run (reset by every
+ * sqlite3_glue_open, i.e. at the start of each run): after this many
+ * callbacks (one per 10 VDBE ops) every running statement is interrupted. */
+static unsigned sqlite3_glue_progress_left;
+
+/* Progress handler: non-zero interrupts the statement (SQLITE_INTERRUPT). */
+static int sqlite3_glue_progress(void *unused) {
+  (void)unused;
+  if (sqlite3_glue_progress_left == 0) return 1;
+  sqlite3_glue_progress_left--;
+  return 0;
+}
+
+/* Authorizer: ossfuzz.c's block_debug_pragmas plus no files: ATTACH (and
+ * VACUUM INTO, which ATTACHes its target) only of ":memory:" or "" (a private
+ * temporary database), and no *_store_directory pragmas (process-wide). */
+static int sqlite3_glue_auth(void *unused, int code, const char *a1, const char *a2,
+                             const char *a3, const char *a4) {
+  (void)unused; (void)a2; (void)a3; (void)a4;
+  if (code == SQLITE_PRAGMA && a1 &&
+      (sqlite3_strnicmp("vdbe_", a1, 5) == 0 || sqlite3_stricmp("parser_trace", a1) == 0 ||
+       sqlite3_stricmp("temp_store_directory", a1) == 0 ||
+       sqlite3_stricmp("data_store_directory", a1) == 0))
+    return SQLITE_DENY;
+  if (code == SQLITE_ATTACH && (a1 == 0 || (a1[0] != 0 && strcmp(a1, ":memory:") != 0)))
+    return SQLITE_DENY;
+  return SQLITE_OK;
+}
+
+/* Opens a connection: ":memory:" or, if tempfile, "" (a private on-disk
+ * temporary database deleted on close), with ossfuzz.c's bounds. Returns NULL
+ * on failure (after closing the half-open handle, as the docs require). */
+static inline sqlite3 *sqlite3_glue_open(int tempfile, int fkeys) {
+  sqlite3 *db = 0;
+  /* process-wide: reset first, a previous run may have changed them */
+  sqlite3_hard_heap_limit64(20000000);
+  sqlite3_soft_heap_limit64(0);
+  if (sqlite3_open_v2(tempfile ? "" : ":memory:", &db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, 0) != SQLITE_OK) {
+    sqlite3_close(db);
+    return 0;
+  }
+  sqlite3_glue_progress_left = 100000;
+  sqlite3_progress_handler(db, 10, sqlite3_glue_progress, 0);
+  sqlite3_limit(db, SQLITE_LIMIT_VDBE_OP, 25000);
+  sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 50000);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FKEY, fkeys != 0, (int *)0);
+  /* Debian compiles with SQLITE_ENABLE_FTS3_TOKENIZER, which turns on the
+   * documented-unsafe two-argument fts3_tokenizer() (it takes a raw pointer
+   * from SQL); switch it off like any careful application. */
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, 0, (int *)0);
+  sqlite3_set_authorizer(db, sqlite3_glue_auth, 0);
+  return db;
+}
+
+/* sqlite3_exec with a callback that copies each column (as ossfuzz.c does)
+ * and aborts after max_rows rows; the error message is freed. */
+static int sqlite3_glue_exec_cb(void *left, int argc, char **argv, char **names) {
+  int i;
+  (void)names;
+  if (argv)
+    for (i = 0; i < argc; i++) sqlite3_free(sqlite3_mprintf("%s", argv[i]));
+  return (*(int *)left)-- <= 0;
+}
+static inline int sqlite3_glue_exec(sqlite3 *db, const char *sql, int max_rows) {
+  char *err = 0;
+  int rc = sqlite3_exec(db, sql, sqlite3_glue_exec_cb, &max_rows, &err);
+  sqlite3_free(err);
+  return rc;
+}
+
+/* sqlite3_get_table, then sqlite3_free_table and sqlite3_free(errmsg);
+ * returns the number of result cells or -1 on error. */
+static inline int sqlite3_glue_get_table(sqlite3 *db, const char *sql) {
+  char **res = 0, *err = 0;
+  int nrow = 0, ncol = 0, rc = sqlite3_get_table(db, sql, &res, &nrow, &ncol, &err);
+  sqlite3_free_table(res);
+  sqlite3_free(err);
+  return rc == SQLITE_OK ? nrow * ncol : -1;
+}
+
+/* The prepare family with the SQL as an exact-size buffer (nByte = its
+ * length, no NUL needed) and the tail pointer returned as an offset. */
+static inline int sqlite3_glue_prepare(sqlite3 *db, const char *sql, int n,
+                                       sqlite3_stmt **st, int *tail) {
+  const char *t = 0;
+  int rc = sqlite3_prepare(db, sql, n, st, &t);
+  *tail = t ? (int)(t - sql) : -1;
+  return rc;
+}
+static inline int sqlite3_glue_prepare_v2(sqlite3 *db, const char *sql, int n,
+                                          sqlite3_stmt **st, int *tail) {
+  const char *t = 0;
+  int rc = sqlite3_prepare_v2(db, sql, n, st, &t);
+  *tail = t ? (int)(t - sql) : -1;
+  return rc;
+}
+static inline int sqlite3_glue_prepare_v3(sqlite3 *db, const char *sql, int n, unsigned flags,
+                                          sqlite3_stmt **st, int *tail) {
+  const char *t = 0;
+  int rc = sqlite3_prepare_v3(db, sql, n, flags, st, &t);
+  *tail = t ? (int)(t - sql) : -1;
+  return rc;
+}
+
+/* bind_text/blob(64) with SQLITE_TRANSIENT (SQLite copies the bytes). */
+static inline int sqlite3_glue_bind_text(sqlite3_stmt *st, int i, const char *z, int n) {
+  return sqlite3_bind_text(st, i, z, n, SQLITE_TRANSIENT);
+}
+static inline int sqlite3_glue_bind_text64(sqlite3_stmt *st, int i, const char *z,
+                                           sqlite3_uint64 n) {
+  return sqlite3_bind_text64(st, i, z, n, SQLITE_TRANSIENT, SQLITE_UTF8);
+}
+static inline int sqlite3_glue_bind_blob(sqlite3_stmt *st, int i, const void *z, int n) {
+  return sqlite3_bind_blob(st, i, z, n, SQLITE_TRANSIENT);
+}
+static inline int sqlite3_glue_bind_blob64(sqlite3_stmt *st, int i, const void *z,
+                                           sqlite3_uint64 n) {
+  return sqlite3_bind_blob64(st, i, z, n, SQLITE_TRANSIENT);
+}
+
+/* Reads every byte of a blob result (the API returns a `const void *` of
+ * sqlite3_*_bytes() bytes, not a string) and returns a checksum. */
+static volatile unsigned sqlite3_glue_sink; /* keeps the reads */
+static inline unsigned sqlite3_glue_sum(const unsigned char *p, int n) {
+  unsigned h = 0;
+  int i;
+  for (i = 0; p && i < n; i++) h = h * 31 + p[i];
+  sqlite3_glue_sink = h;
+  return h;
+}
+static inline unsigned sqlite3_glue_column_blob(sqlite3_stmt *st, int i) {
+  const unsigned char *p = sqlite3_column_blob(st, i);
+  return sqlite3_glue_sum(p, sqlite3_column_bytes(st, i));
+}
+static inline unsigned sqlite3_glue_value_blob(sqlite3_value *v) {
+  const unsigned char *p = sqlite3_value_blob(v);
+  return sqlite3_glue_sum(p, sqlite3_value_bytes(v));
+}
+
+/* sqlite3_mprintf / sqlite3_str_appendf are variadic: the format is one of a
+ * fixed set (a format from the fuzzer would read arguments it does not
+ * pass), each consuming the arguments (string, i64, double) it names. */
+#define SQLITE3_GLUE_FORMATS                                                              \
+  X(0, "%s|%lld|%g", s, n, d) X(1, "%q", s) X(2, "%Q", s) X(3, "%w", s)                   \
+  X(4, "%.*s", (int)(n & 0xff), s) X(5, "%-20.5s|%+08lld|%#x", s, n, (unsigned)n)          \
+  X(6, "%.20f|%e|%G", d, d, d) X(7, "%!.15g|%lld", d, n) X(8, "%c%c%%", (int)n, (int)n + 1) \
+  X(9, "%z", sqlite3_mprintf("%s", s)) X(10, "%.*c", (int)(n & 0xff), 'x') X(11, "%,lld", n)
+static inline char *sqlite3_glue_mprintf(int fmt, const char *s, sqlite3_int64 n, double d) {
+  switch (fmt) {
+#define X(k, f, ...) case k: return sqlite3_mprintf(f, __VA_ARGS__);
+    SQLITE3_GLUE_FORMATS
+#undef X
+  }
+  return 0;
+}
+static inline void sqlite3_glue_str_appendf(sqlite3_str *p, int fmt, const char *s,
+                                            sqlite3_int64 n, double d) {
+  switch (fmt) {
+#define X(k, f, ...) case k: sqlite3_str_appendf(p, f, __VA_ARGS__); break;
+    SQLITE3_GLUE_FORMATS
+#undef X
+  }
+}
+/* sqlite3_snprintf into a caller buffer of size n (1..256), same formats. */
+static inline int sqlite3_glue_snprintf(int n, int fmt, const char *s, sqlite3_int64 i, double d) {
+  char buf[256];
+  char *z = sqlite3_glue_mprintf(fmt, s, i, d); /* the %z case allocates */
+  sqlite3_snprintf(n, buf, "%s", z ? z : "");
+  sqlite3_free(z);
+  return (int)strlen(buf);
+}
+
+/* Destructor of sqlite3_str: finish it and free the result it returns. */
+static inline void sqlite3_glue_str_free(sqlite3_str *p) {
+  sqlite3_free(sqlite3_str_finish(p));
+}
+
+/* sqlite3_keyword_name: the name is not NUL-terminated; returns its length
+ * after reading it, or -1 when i is out of range (SQLITE_ERROR). */
+static inline int sqlite3_glue_keyword_name(int i) {
+  const char *z = 0;
+  int n = 0;
+  if (sqlite3_keyword_name(i, &z, &n) != SQLITE_OK) return -1;
+  sqlite3_glue_sum((const unsigned char *)z, n);
+  return n;
+}
+
+/* sqlite3_db_config for the (int onoff, int *pRes) verbs; onoff < 0 only
+ * queries. Returns the new setting or -1 on error. */
+static inline int sqlite3_glue_db_config(sqlite3 *db, int op, int onoff) {
+  int res = -1;
+  if (sqlite3_db_config(db, op, onoff, &res) != SQLITE_OK) return -1;
+  return res;
+}
+
+/* sqlite3_table_column_metadata: reads the two `const char **` outputs. */
+static inline int sqlite3_glue_table_column_metadata(sqlite3 *db, const char *zDb,
+                                                     const char *zTable, const char *zCol) {
+  const char *type = 0, *coll = 0;
+  int notnull = 0, pk = 0, autoinc = 0;
+  int rc = sqlite3_table_column_metadata(db, zDb, zTable, zCol, &type, &coll, &notnull, &pk,
+                                         &autoinc);
+  if (rc == SQLITE_OK) rc = -(int)(strlen(type ? type : "") + strlen(coll ? coll : ""));
+  return rc;
+}
+
+/* sqlite3_serialize: returns the size (-1 on failure) and frees the copy;
+ * with SQLITE_SERIALIZE_NOCOPY the memory belongs to the connection. */
+static inline sqlite3_int64 sqlite3_glue_serialize(sqlite3 *db, const char *schema,
+                                                   unsigned flags) {
+  sqlite3_int64 sz = -1;
+  unsigned char *p = sqlite3_serialize(db, schema, &sz, flags);
+  if (!p) return -1;
+  sqlite3_glue_sum(p, (int)(sz < 65536 ? sz : 65536));
+  if (!(flags & SQLITE_SERIALIZE_NOCOPY)) sqlite3_free(p);
+  return sz;
+}
+
+/* sqlite3_deserialize of a copy of the fuzzer's bytes in sqlite3_malloc64
+ * memory, with SQLITE_DESERIALIZE_FREEONCLOSE (the documented way to hand
+ * the buffer over: SQLite frees it, also when the call fails). */
+static inline int sqlite3_glue_deserialize(sqlite3 *db, const char *schema,
+                                           const unsigned char *data, int n, int resizeable,
+                                           int readonly) {
+  unsigned char *p = sqlite3_malloc64(n ? n : 1);
+  if (!p) return SQLITE_NOMEM;
+  int rc;
+  memcpy(p, data, n);
+  /* sqlite3_deserialize runs "ATTACH x AS schema" internally, which the
+   * file-blocking authorizer cannot tell from a user's ATTACH of file "x":
+   * lift it for the call only. */
+  sqlite3_set_authorizer(db, 0, 0);
+  rc = sqlite3_deserialize(db, schema, p, n, n ? n : 1,
+                           SQLITE_DESERIALIZE_FREEONCLOSE |
+                               (resizeable ? SQLITE_DESERIALIZE_RESIZEABLE : 0) |
+                               (readonly ? SQLITE_DESERIALIZE_READONLY : 0));
+  sqlite3_set_authorizer(db, sqlite3_glue_auth, 0);
+  return rc;
+}
+
+/* Backup. The docs require that the DESTINATION connection is not passed to
+ * any other API between sqlite3_backup_init and sqlite3_backup_finish; the
+ * grammar states that by consuming the destination in init, so the backup
+ * object here carries it and closes it after finishing. */
+typedef struct sqlite3_glue_backup {
+  sqlite3_backup *b;
+  sqlite3 *dest;
+} sqlite3_glue_backup;
+static inline sqlite3_glue_backup *sqlite3_glue_backup_init(sqlite3 *dest, const char *dname,
+                                                            sqlite3 *src, const char *sname) {
+  sqlite3_glue_backup *g;
+  /* ... and its statements or blobs (blobs are statements internally) would
+   * use it too: a careful caller hands over only an idle destination. */
+  if (sqlite3_next_stmt(dest, 0)) return 0;
+  g = sqlite3_malloc(sizeof *g);
+  if (!g) return 0;
+  g->b = sqlite3_backup_init(dest, dname, src, sname);
+  if (!g->b) { sqlite3_free(g); return 0; }
+  g->dest = dest;
+  return g;
+}
+static inline int sqlite3_glue_backup_step(sqlite3_glue_backup *g, int n) {
+  return sqlite3_backup_step(g->b, n);
+}
+static inline int sqlite3_glue_backup_remaining(sqlite3_glue_backup *g) {
+  return sqlite3_backup_remaining(g->b);
+}
+static inline int sqlite3_glue_backup_pagecount(sqlite3_glue_backup *g) {
+  return sqlite3_backup_pagecount(g->b);
+}
+static inline int sqlite3_glue_backup_finish(sqlite3_glue_backup *g) {
+  int rc = sqlite3_backup_finish(g->b);
+  sqlite3_close_v2(g->dest);
+  sqlite3_free(g);
+  return rc;
+}
+
+/* sqlite3_create_filename with one URI parameter key=value (azParam is a
+ * caller array of 2*nParam strings). */
+static inline sqlite3_filename sqlite3_glue_create_filename(const char *db, const char *journal,
+                                                           const char *wal, const char *key,
+                                                           const char *value) {
+  const char *az[2] = {key, value};
+  return sqlite3_create_filename(db, journal, wal, 1, az);
+}
+
+/* sqlite3_drop_modules with a keep-list of at most one name (NULL: drop all). */
+static inline int sqlite3_glue_drop_modules(sqlite3 *db, const char *keep) {
+  const char *az[2] = {keep, 0};
+  return sqlite3_drop_modules(db, keep ? az : 0);
+}
+
+/* Application-defined SQL function and collation, as an application writes
+ * them: glue_fn(X, K) returns X converted by result_* call K (exercises the
+ * sqlite3_value_* / sqlite3_result_* API inside a function callback);
+ * glue_agg(X) is an aggregate summing lengths through aggregate_context.
+ * The collation compares byte-wise (memcmp, shorter first). */
+static void sqlite3_glue_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  sqlite3_value *v = argc > 0 ? argv[0] : 0;
+  int k = argc > 1 ? sqlite3_value_int(argv[1]) : 0;
+  if (!v) { sqlite3_result_null(ctx); return; }
+  switch (k & 15) {
+  case 0: sqlite3_result_value(ctx, v); break;
+  case 1: sqlite3_result_int64(ctx, sqlite3_value_int64(v)); break;
+  case 2: sqlite3_result_double(ctx, sqlite3_value_double(v)); break;
+  case 3: sqlite3_result_text(ctx, (const char *)sqlite3_value_text(v), sqlite3_value_bytes(v),
+                              SQLITE_TRANSIENT); break;
+  case 4: sqlite3_result_blob(ctx, sqlite3_value_blob(v), sqlite3_value_bytes(v),
+                              SQLITE_TRANSIENT); break;
+  case 5: sqlite3_result_zeroblob(ctx, sqlite3_value_int(v) & 0xffff); break;
+  case 6: sqlite3_result_error(ctx, (const char *)sqlite3_value_text(v), -1); break;
+  case 7: sqlite3_result_error_code(ctx, sqlite3_value_int(v)); break;
+  case 8: sqlite3_result_value(ctx, v); sqlite3_result_subtype(ctx, 74); break;
+  case 9: sqlite3_result_int(ctx, sqlite3_value_numeric_type(v)); break;
+  case 10: sqlite3_result_int(ctx, (int)sqlite3_value_subtype(v) + sqlite3_value_frombind(v)); break;
+  case 11: sqlite3_result_error_toobig(ctx); break;
+  case 12: sqlite3_result_text64(ctx, (const char *)sqlite3_value_text(v), sqlite3_value_bytes(v),
+                                 SQLITE_TRANSIENT, SQLITE_UTF8); break;
+  default: sqlite3_result_null(ctx); break;
+  }
+}
+static void sqlite3_glue_agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  sqlite3_int64 *sum = sqlite3_aggregate_context(ctx, sizeof *sum);
+  if (sum && argc > 0) *sum += sqlite3_value_bytes(argv[0]);
+}
+static void sqlite3_glue_agg_final(sqlite3_context *ctx) {
+  sqlite3_int64 *sum = sqlite3_aggregate_context(ctx, 0);
+  sqlite3_result_int64(ctx, sum ? *sum : 0);
+}
+static int sqlite3_glue_coll(void *unused, int n1, const void *a, int n2, const void *b) {
+  int c = memcmp(a, b, n1 < n2 ? n1 : n2);
+  (void)unused;
+  return c ? c : n1 - n2;
+}
+/* Registers glue_fn (scalar) or, if aggregate, glue_agg under name. */
+static inline int sqlite3_glue_create_function(sqlite3 *db, const char *name, int nArg,
+                                               int flags, int aggregate) {
+  if (aggregate)
+    return sqlite3_create_function_v2(db, name, nArg, SQLITE_UTF8 | flags, 0, 0,
+                                      sqlite3_glue_agg_step, sqlite3_glue_agg_final, 0);
+  return sqlite3_create_function_v2(db, name, nArg, SQLITE_UTF8 | flags, 0, sqlite3_glue_fn, 0,
+                                    0, 0);
+}
+static inline int sqlite3_glue_create_collation(sqlite3 *db, const char *name) {
+  return sqlite3_create_collation_v2(db, name, SQLITE_UTF8, 0, sqlite3_glue_coll, 0);
+}
+
+/* Hooks: each installs (on) or removes (off) a callback. The commit hook
+ * turns the commit into a rollback when veto is set; the preupdate hook
+ * calls sqlite3_preupdate_count/depth/old/new, which are only legal inside
+ * it; the trace callback reads what it is given. */
+#ifndef SQLITE_ENABLE_PREUPDATE_HOOK
+/* sqlite3.h declares these only under SQLITE_ENABLE_PREUPDATE_HOOK, which
+ * the library (Debian's options) was compiled with but this file is not. */
+void *sqlite3_preupdate_hook(sqlite3 *db,
+                             void (*xPreUpdate)(void *, sqlite3 *, int, char const *,
+                                                char const *, sqlite3_int64, sqlite3_int64),
+                             void *);
+int sqlite3_preupdate_old(sqlite3 *, int, sqlite3_value **);
+int sqlite3_preupdate_count(sqlite3 *);
+int sqlite3_preupdate_depth(sqlite3 *);
+int sqlite3_preupdate_new(sqlite3 *, int, sqlite3_value **);
+#endif
+static int sqlite3_glue_commit_cb(void *veto) { return veto != 0; }
+static void sqlite3_glue_rollback_cb(void *unused) { (void)unused; }
+static void sqlite3_glue_update_cb(void *u, int op, const char *db, const char *tab,
+                                   sqlite3_int64 rowid) {
+  (void)u; (void)op; (void)rowid;
+  sqlite3_glue_sum((const unsigned char *)db, (int)strlen(db));
+  sqlite3_glue_sum((const unsigned char *)tab, (int)strlen(tab));
+}
+static void sqlite3_glue_preupdate_cb(void *u, sqlite3 *db, int op, const char *zDb,
+                                      const char *zName, sqlite3_int64 k1, sqlite3_int64 k2) {
+  int i, n = sqlite3_preupdate_count(db);
+  sqlite3_value *v;
+  (void)u; (void)zDb; (void)zName; (void)k1; (void)k2;
+  sqlite3_preupdate_depth(db);
+  for (i = 0; i < n; i++) {
+    if (op != SQLITE_INSERT && sqlite3_preupdate_old(db, i, &v) == SQLITE_OK)
+      sqlite3_value_bytes(v);
+    if (op != SQLITE_DELETE && sqlite3_preupdate_new(db, i, &v) == SQLITE_OK)
+      sqlite3_value_bytes(v);
+  }
+}
+static int sqlite3_glue_trace_cb(unsigned type, void *ctx, void *p, void *x) {
+  (void)ctx;
+  if (type == SQLITE_TRACE_STMT) {
+    char *z = sqlite3_expanded_sql((sqlite3_stmt *)p);
+    sqlite3_free(z);
+    sqlite3_glue_sum((const unsigned char *)x, (int)strlen((const char *)x));
+  }
+  return 0;
+}
+static inline void sqlite3_glue_commit_hook(sqlite3 *db, int on, int veto) {
+  sqlite3_commit_hook(db, on ? sqlite3_glue_commit_cb : 0, veto ? (void *)1 : 0);
+}
+static inline void sqlite3_glue_rollback_hook(sqlite3 *db, int on) {
+  sqlite3_rollback_hook(db, on ? sqlite3_glue_rollback_cb : 0, 0);
+}
+static inline void sqlite3_glue_update_hook(sqlite3 *db, int on) {
+  sqlite3_update_hook(db, on ? sqlite3_glue_update_cb : 0, 0);
+}
+static inline void sqlite3_glue_preupdate_hook(sqlite3 *db, int on) {
+  sqlite3_preupdate_hook(db, on ? sqlite3_glue_preupdate_cb : 0, 0);
+}
+static inline int sqlite3_glue_trace_v2(sqlite3 *db, unsigned mask) {
+  return sqlite3_trace_v2(db, mask, mask ? sqlite3_glue_trace_cb : 0, 0);
+}
+#endif
