@@ -310,33 +310,46 @@ static bool pass_shrink(minimizer *z) {
         if (!copy) return any;
         memcpy(copy, sf_seq_bytes(&z->cur, &a), a.len);
         size_t n = a.len;
-        /* Shorter: empty, else halves while they keep the crash, then one
-         * byte less at a time (bounded). */
+        size_t esize = pp->kind == SF_BUFFER ? sf_kind_size(pp->elem) : 1;
+        if (!esize) esize = 1;
+        /* Shorter: empty, else without chunks of elements anywhere (halves,
+         * quarters, ... single elements): the element that matters may be
+         * last. */
         if (n && try_bytes(z, ci, p, copy, 0)) {
           n = 0;
           any = true;
         }
-        while (n > 1 && !z->out_of_budget && try_bytes(z, ci, p, copy, n / 2)) {
-          n /= 2;
-          any = true;
+        for (size_t chunk = n / esize / 2; chunk >= 1 && !z->out_of_budget; chunk /= 2) {
+          for (size_t off = 0; off + chunk * esize <= n && !z->out_of_budget;) {
+            uint8_t *cand = malloc(n ? n : 1);
+            if (!cand) break;
+            memcpy(cand, copy, off);
+            memcpy(cand + off, copy + off + chunk * esize, n - off - chunk * esize);
+            if (try_bytes(z, ci, p, cand, n - chunk * esize)) {
+              memcpy(copy, cand, n - chunk * esize);
+              n -= chunk * esize;
+              any = true;
+            } else {
+              off += chunk * esize;
+            }
+            free(cand);
+          }
+          if (chunk == 1) break;
         }
-        for (int k = 0; k < 32 && n > 0 && !z->out_of_budget && try_bytes(z, ci, p, copy, n - 1);
-             k++) {
-          n--;
-          any = true;
-        }
-        /* Simpler: each byte to 'a'. */
+        /* Simpler: each byte to 'a' (strings, bytes), each wider element to 0. */
         a = sf_seq_args(&z->cur, ci)[p];
         n = a.len;
         memcpy(copy, sf_seq_bytes(&z->cur, &a), n);
-        for (size_t b = 0; b < n && b < 64 && !z->out_of_budget; b++) {
-          if (copy[b] == 'a') continue;
-          uint8_t was = copy[b];
-          copy[b] = 'a';
+        for (size_t b = 0; b + esize <= n && b < 64 * esize && !z->out_of_budget; b += esize) {
+          uint8_t was[8], simple[8];
+          memset(simple, esize == 1 ? 'a' : 0, esize);
+          if (!memcmp(copy + b, simple, esize)) continue;
+          memcpy(was, copy + b, esize);
+          memcpy(copy + b, simple, esize);
           if (try_bytes(z, ci, p, copy, n))
             any = true;
           else
-            copy[b] = was;
+            memcpy(copy + b, was, esize);
         }
         free(copy);
       } else if (pp->kind != SF_ARRAY) {
