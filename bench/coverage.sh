@@ -3,7 +3,7 @@
 # (or OSS-Fuzz's) harness, both under plain libFuzzer, same time budget, one
 # core each, side by side, several seeds; medians and their ratio.
 #
-#   bench/coverage.sh [--seconds S] [--seeds N] [LIB...]
+#   bench/coverage.sh [--seconds S] [--seeds N] [--reuse] [LIB...]
 #
 # Defaults: 600 s, 3 seeds, all of cjson zlib sqlite3 pcre2 libyaml. Each
 # fuzzer starts from its own seed corpus (the target's seed sequences for
@@ -13,15 +13,18 @@
 # final corpus with the coverage build (scripts/coverage-target.sh): covered
 # branches and lines of the library's own files, counted (not percentages:
 # the two binaries may link different parts of a static library).
-# Results: a table on stdout and build/bench/coverage-<date>.txt.
+# Results: a table on stdout and build/bench/coverage-<date>.txt. --reuse
+# keeps the results of (library, seed) pairs an earlier run measured with
+# the same budget, so seeds can be added in several sittings.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-secs=600 seeds=3
+secs=600 seeds=3 reuse=0
 libs=()
 while [ $# -gt 0 ]; do
   case "$1" in
   --seconds) secs=$2; shift 2 ;;
   --seeds) seeds=$2; shift 2 ;;
+  --reuse) reuse=1; shift ;;
   *) libs+=("$1"); shift ;;
   esac
 done
@@ -60,12 +63,19 @@ for lib in "${libs[@]}"; do
   declare -A br=() ln=()
   crashes=0
   for seed in $(seq 1 "$seeds"); do
-    run_one "$lib" seqfuzz "$seed" 0 &
-    run_one "$lib" own "$seed" 1 &
-    wait
+    done_file() { echo "$work/$lib/report-$1-$seed/coverage-$secs.txt"; }
+    if [ "$reuse" = 0 ] || [ ! -f "$(done_file seqfuzz)" ] || [ ! -f "$(done_file own)" ]; then
+      run_one "$lib" seqfuzz "$seed" 0 &
+      run_one "$lib" own "$seed" 1 &
+      wait
+      for f in seqfuzz own; do
+        "$root/scripts/coverage-target.sh" "$lib" --fuzzer "$f" -o "$work/$lib/report-$f-$seed" \
+          "$work/$lib/$f-$seed" 2>/dev/null | grep '^COVERAGE' >"$work/$lib/coverage.tmp"
+        mv "$work/$lib/coverage.tmp" "$(done_file "$f")"
+      done
+    fi
     for f in seqfuzz own; do
-      read -r _ lc _ bc _ < <("$root/scripts/coverage-target.sh" "$lib" --fuzzer "$f" \
-        -o "$work/$lib/report-$f-$seed" "$work/$lib/$f-$seed" 2>/dev/null | grep '^COVERAGE')
+      read -r _ lc _ bc _ <"$(done_file "$f")"
       br[$f]="${br[$f]:-} $bc"
       ln[$f]="${ln[$f]:-} $lc"
       crashes=$((crashes + $(find "$work/$lib/$f-$seed.crashes" -type f | wc -l)))

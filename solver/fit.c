@@ -31,10 +31,19 @@ uint64_t sf_fit_eval(const sf_fit *f, const sf_var *vars, const uint64_t *xs) {
       y += f->coef[i] * xs[f->var[i]];
     break;
   case SF_FIT_SHIFTMASK:
-    y = (raw(&vars[f->var[0]], xs[f->var[0]]) >> f->shift) & f->mask;
+    y = ((raw(&vars[f->var[0]], xs[f->var[0]]) >> f->shift) & f->mask) + f->base;
     break;
   case SF_FIT_SHLMASK:
-    y = (raw(&vars[f->var[0]], xs[f->var[0]]) << f->shift) & f->mask;
+    y = ((raw(&vars[f->var[0]], xs[f->var[0]]) << f->shift) & f->mask) + f->base;
+    break;
+  case SF_FIT_TERMS:
+    y = f->base;
+    for (uint32_t i = 0; i < f->nvars; i++) {
+      uint64_t x = xs[f->var[i]];
+      if (f->tdir[i] == SF_TERM_SHR) x = (raw(&vars[f->var[i]], x) >> f->tshift[i]) & f->tmask[i];
+      if (f->tdir[i] == SF_TERM_SHL) x = (raw(&vars[f->var[i]], x) << f->tshift[i]) & f->tmask[i];
+      y += f->coef[i] * x;
+    }
     break;
   }
   return y & sf_width_mask(f->width);
@@ -80,10 +89,58 @@ bool sf_fit_single(uint32_t var, const sf_var *v, const uint64_t *x, const uint6
         absent |= z & ~y[i];
       }
       f.mask = ~absent & sf_width_mask(width);
+      f.base = 0;
       if (f.mask && explains(&f, v, x, y, n)) return *out = f, true;
     }
   }
+  /* A field plus a constant (the rest of a word other variables fill):
+   * the mask is what varies, the constant the rest of the witness's y. */
+  uint64_t varying = 0;
+  for (uint32_t i = 1; i < n; i++)
+    varying |= (y[i] ^ y[0]) & sf_width_mask(width);
+  /* A bit of the field that no probe happened to flip would be taken for
+   * part of the constant: fields are runs of bits, so fill the holes. */
+  if (varying) {
+    int lo = __builtin_ctzll(varying), hi = 63 - __builtin_clzll(varying);
+    varying = (hi == 63 ? UINT64_MAX : (1ull << (hi + 1)) - 1) & ~((1ull << lo) - 1);
+  }
+  for (int left = 0; left < 2; left++) {
+    for (unsigned sh = left; sh < xbits; sh++) {
+      f.kind = left ? SF_FIT_SHLMASK : SF_FIT_SHIFTMASK;
+      f.shift = sh;
+      f.mask = varying;
+      uint64_t z0 = left ? raw(v, x[0]) << sh : raw(v, x[0]) >> sh;
+      f.base = (y[0] - (z0 & varying)) & sf_width_mask(width);
+      if (explains(&f, v, x, y, n)) return *out = f, true;
+    }
+  }
   return false;
+}
+
+bool sf_fit_separable(const sf_fit *singles, uint32_t n, uint64_t y0, uint8_t width, sf_fit *out) {
+  if (n == 0 || n > SF_FIT_MAX_VARS) return false;
+  sf_fit f = {.kind = SF_FIT_TERMS, .width = width, .nvars = n};
+  uint64_t base = y0 * (1 - (uint64_t)n); /* - (n - 1) * y0 */
+  for (uint32_t j = 0; j < n; j++) {
+    const sf_fit *g = &singles[j];
+    if (g->nvars != 1) return false;
+    f.var[j] = g->var[0];
+    base += g->base;
+    if (g->kind == SF_FIT_LINEAR) {
+      f.tdir[j] = SF_TERM_VALUE;
+      f.coef[j] = g->coef[0];
+    } else if (g->kind == SF_FIT_SHIFTMASK || g->kind == SF_FIT_SHLMASK) {
+      f.tdir[j] = g->kind == SF_FIT_SHIFTMASK ? SF_TERM_SHR : SF_TERM_SHL;
+      f.tshift[j] = (uint8_t)g->shift;
+      f.tmask[j] = g->mask;
+      f.coef[j] = 1;
+    } else {
+      return false;
+    }
+  }
+  f.base = base & sf_width_mask(width);
+  *out = f;
+  return true;
 }
 
 bool sf_fit_linear_multi(const uint32_t *vars, uint32_t nvars, const uint64_t *x0,

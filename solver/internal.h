@@ -29,9 +29,13 @@ typedef struct sf_var {
 typedef enum sf_fit_kind {
   SF_FIT_CONST,     /* y = base (no variable influences it) */
   SF_FIT_LINEAR,    /* y = base + sum coef[i] * x[i] */
-  SF_FIT_SHIFTMASK, /* y = (x[0] >> shift) & mask   (x at its own size, unsigned; */
-  SF_FIT_SHLMASK,   /* y = (x[0] << shift) & mask    any mask, not only runs of bits) */
+  SF_FIT_SHIFTMASK, /* y = ((x[0] >> shift) & mask) + base  (x at its own size, */
+  SF_FIT_SHLMASK,   /* y = ((x[0] << shift) & mask) + base   unsigned; any mask) */
+  SF_FIT_TERMS,     /* y = base + sum coef[i] * T_i(x[i]), T_i one of the above or x */
 } sf_fit_kind;
+
+/* The transform of a term of SF_FIT_TERMS. */
+enum { SF_TERM_VALUE = 0, SF_TERM_SHR = 1, SF_TERM_SHL = 2 };
 
 #define SF_FIT_MAX_VARS 64
 
@@ -44,6 +48,9 @@ typedef struct sf_fit {
   uint64_t base;
   uint32_t shift;
   uint64_t mask;
+  /* SF_FIT_TERMS: per term, SF_TERM_*, its shift and mask. */
+  uint8_t tdir[SF_FIT_MAX_VARS], tshift[SF_FIT_MAX_VARS];
+  uint64_t tmask[SF_FIT_MAX_VARS];
 } sf_fit;
 
 static inline uint64_t sf_width_mask(unsigned bytes) {
@@ -60,6 +67,12 @@ uint64_t sf_fit_eval(const sf_fit *f, const sf_var *vars, const uint64_t *xs);
  * true when one explains every observation. */
 bool sf_fit_single(uint32_t var, const sf_var *v, const uint64_t *x, const uint64_t *y, uint32_t n,
                    uint8_t width, sf_fit *out);
+
+/* Several variables that each move y on their own, fitted one at a time
+ * (singles[j]: y as a function of variable j, the others at the witness):
+ * if y is their sum ((hi << 16) | lo, disjoint fields), it is
+ * sum (singles[j] - y0) + y0. false if a single fit cannot be a term. */
+bool sf_fit_separable(const sf_fit *singles, uint32_t n, uint64_t y0, uint8_t width, sf_fit *out);
 
 /* Fit y = base + sum coef[j] * x[j] over several variables from the witness
  * (x0 per var, y0) and one odd-step observation per variable (x1[j], y1[j]),

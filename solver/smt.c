@@ -85,7 +85,27 @@ static Z3_ast operand(Z3_context c, Z3_ast *vars, const sf_var *v, const sf_fit 
     Z3_ast x = bits == 64 ? vars[f->var[0]] : Z3_mk_zero_ext(c, 64 - bits, vars[f->var[0]]);
     x = f->kind == SF_FIT_SHIFTMASK ? Z3_mk_bvlshr(c, x, bv64(c, f->shift))
                                     : Z3_mk_bvshl(c, x, bv64(c, f->shift));
-    Z3_ast y = Z3_mk_bvand(c, x, bv64(c, f->mask));
+    Z3_ast y = Z3_mk_bvadd(c, Z3_mk_bvand(c, x, bv64(c, f->mask)), bv64(c, f->base));
+    return w >= 8 ? y : Z3_mk_extract(c, 8 * w - 1, 0, y);
+  }
+  case SF_FIT_TERMS: {
+    Z3_ast y = bv64(c, f->base);
+    for (uint32_t i = 0; i < f->nvars; i++) {
+      const sf_var *vi = &v[f->var[i]];
+      unsigned bits = 8u * vi->size;
+      Z3_ast x;
+      if (f->tdir[i] == SF_TERM_VALUE) {
+        x = bits == 64      ? vars[f->var[i]]
+            : vi->is_signed ? Z3_mk_sign_ext(c, 64 - bits, vars[f->var[i]])
+                            : Z3_mk_zero_ext(c, 64 - bits, vars[f->var[i]]);
+      } else {
+        x = bits == 64 ? vars[f->var[i]] : Z3_mk_zero_ext(c, 64 - bits, vars[f->var[i]]);
+        x = f->tdir[i] == SF_TERM_SHR ? Z3_mk_bvlshr(c, x, bv64(c, f->tshift[i]))
+                                      : Z3_mk_bvshl(c, x, bv64(c, f->tshift[i]));
+        x = Z3_mk_bvand(c, x, bv64(c, f->tmask[i]));
+      }
+      y = Z3_mk_bvadd(c, y, f->coef[i] == 1 ? x : Z3_mk_bvmul(c, bv64(c, f->coef[i]), x));
+    }
     return w >= 8 ? y : Z3_mk_extract(c, 8 * w - 1, 0, y);
   }
   default:

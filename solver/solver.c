@@ -374,6 +374,8 @@ static uint64_t side(const obs *o, uint32_t k, int b) {
 static bool fit_with(const sf_var *vars, uint32_t nvars, const probes *pr, const obs *base,
                      const key *keys, uint32_t k, int b, sf_fit *out, bool *influenced,
                      bool lengths);
+static bool fit_linear(const sf_var *vars, uint32_t nvars, const probes *pr, uint32_t k, int b,
+                       const key *kk, const uint32_t *inf, uint32_t ninf, uint64_t y0, sf_fit *out);
 
 /* Lengths change what a buffer holds, rarely linearly: when a fit with them
  * fails, fit without them (they then keep their values). */
@@ -419,7 +421,32 @@ static bool fit_with(const sf_var *vars, uint32_t nvars, const probes *pr, const
     /* sf_fit_single wants the odd step second: probe 0 is it when found. */
     return n >= 3 && sf_fit_single(j, &vars[j], x, y, n, kk->width, out);
   }
-  /* Several: linear, from each variable's odd step, checked on the others. */
+  /* Several: linear, from each variable's odd step, checked on the others;
+   * else the sum of what each does on its own (disjoint fields). */
+  if (fit_linear(vars, nvars, pr, k, b, kk, inf, ninf, y0, out)) return true;
+  sf_fit singles[SF_FIT_MAX_VARS];
+  for (uint32_t i = 0; i < ninf; i++) {
+    uint32_t j = inf[i];
+    uint64_t x[NPROBES + 1], y[NPROBES + 1];
+    uint32_t n = 0;
+    x[n] = vars[j].value;
+    y[n++] = y0;
+    for (int p = 0; p < pr->n[j]; p++)
+      if (pr->o[j][p].found[k]) {
+        x[n] = pr->x[j][p];
+        y[n++] = side(&pr->o[j][p], k, b) & mask;
+      }
+    if (n < 3 || !sf_fit_single(j, &vars[j], x, y, n, kk->width, &singles[i])) return false;
+  }
+  return sf_fit_separable(singles, ninf, y0, kk->width, out);
+}
+
+/* Linear in several variables, from each one's odd step, checked on the
+ * other probes. */
+static bool fit_linear(const sf_var *vars, uint32_t nvars, const probes *pr, uint32_t k, int b,
+                       const key *kk, const uint32_t *inf, uint32_t ninf, uint64_t y0,
+                       sf_fit *out) {
+  uint64_t mask = sf_width_mask(kk->width);
   uint64_t x0[SF_FIT_MAX_VARS], x1[SF_FIT_MAX_VARS], y1[SF_FIT_MAX_VARS];
   for (uint32_t i = 0; i < ninf; i++) {
     uint32_t j = inf[i];
@@ -786,7 +813,15 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
     if (sv->debug)
       fprintf(stderr, "seqfuzz: solver:   query with %u path comparisons (level %d): %s\n",
               q->npath, level, (const char *[]){"sat", "unsat", "timeout", "error"}[r]);
-    if (r == SF_SMT_TIMEOUT) sv->st.timeouts++; /* fewer path constraints may do */
+    if (r == SF_SMT_TIMEOUT) {
+      sv->st.timeouts++;
+      if (level == 2 || npath == 0) {
+        /* Too hard even alone: the site's other outcomes would be too. */
+        sv->give_up = true;
+        break;
+      }
+      level = 1; /* straight to no path constraints */
+    }
     if (r == SF_SMT_ERROR) {
       sv->st.errors++;
       break;

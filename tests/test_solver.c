@@ -64,6 +64,36 @@ static void test_fit_linear_several(void **state) {
   assert_false(sf_fit_linear_multi(vars, 3, x0, x1, y0, y1, 4, &f));
 }
 
+static void test_fit_separable_fields(void **state) {
+  (void)state;
+  /* y = (hi & 0xffff) << 16 | (lo & 0xffff): each variable alone is a field
+   * plus a constant (the other's half); together, their sum. */
+  uint64_t hi0 = 0x1234, lo0 = 0x5678, y0 = (hi0 << 16) | lo0;
+  uint64_t xh[5] = {hi0, hi0 + 1, 0xabcdef01, 0x00ff00ff, 0x7777},
+           xl[5] = {lo0, lo0 + 1, 0x13572468, 0xffff, 0x8888};
+  uint64_t yh[5], yl[5];
+  for (int i = 0; i < 5; i++) {
+    yh[i] = ((xh[i] & 0xffff) << 16) | lo0;
+    yl[i] = (hi0 << 16) | (xl[i] & 0xffff);
+  }
+  sf_fit singles[2], f;
+  assert_true(sf_fit_single(0, &U32, xh, yh, 5, 4, &singles[0]));
+  assert_true(sf_fit_single(1, &U32, xl, yl, 5, 4, &singles[1]));
+  assert_true(sf_fit_separable(singles, 2, y0, 4, &f));
+  sf_var vars[2] = {U32, U32};
+  uint64_t xs[2] = {0xdead, 0xbeef};
+  assert_int_equal(sf_fit_eval(&f, vars, xs), 0xdeadbeef);
+  /* Z3 finds both halves. */
+  sf_smt *z = sf_smt_new();
+  sf_query q = {.vars = vars, .nvars = 2, .timeout_ms = 2000};
+  q.target =
+      (sf_query_cmp){f, {.kind = SF_FIT_CONST, .width = 4, .base = 0xcafef00d}, 1u << SF_GOAL_EQ};
+  uint64_t v[2];
+  assert_int_equal(sf_smt_solve(z, &q, v), SF_SMT_SAT);
+  assert_int_equal(((v[0] & 0xffff) << 16) | (v[1] & 0xffff), 0xcafef00d);
+  sf_smt_free(z);
+}
+
 static void test_goal_outcomes(void **state) {
   (void)state;
   unsigned o = sf_goal_outcomes(1, 0xffffffff, 4);
@@ -281,13 +311,10 @@ static void test_attempts_flip_each_relation(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_fit_affine),
-      cmocka_unit_test(test_fit_shift_and_mask),
-      cmocka_unit_test(test_fit_linear_several),
-      cmocka_unit_test(test_goal_outcomes),
-      cmocka_unit_test(test_smt_relations),
-      cmocka_unit_test(test_smt_timeout),
-      cmocka_unit_test(test_attempts_flip_each_relation),
+      cmocka_unit_test(test_fit_affine),         cmocka_unit_test(test_fit_shift_and_mask),
+      cmocka_unit_test(test_fit_linear_several), cmocka_unit_test(test_fit_separable_fields),
+      cmocka_unit_test(test_goal_outcomes),      cmocka_unit_test(test_smt_relations),
+      cmocka_unit_test(test_smt_timeout),        cmocka_unit_test(test_attempts_flip_each_relation),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
