@@ -67,6 +67,22 @@ unsigned sf_site_goals(const sf_site *s) {
   return (1u << SF_GOAL_COUNT) - 1;
 }
 
+/* The next free witness slot, emptied (not yet counted); NULL if none. */
+static sf_buf *new_witness(sf_frontier *fr) {
+  if (fr->nwitness >= MAX_WITNESSES) return NULL;
+  if (fr->nwitness == fr->witcap) {
+    uint32_t cap = fr->witcap ? fr->witcap * 2 : 64;
+    sf_buf *w = realloc(fr->witness, cap * sizeof *w);
+    if (!w) return NULL;
+    memset(w + fr->witcap, 0, (cap - fr->witcap) * sizeof *w);
+    fr->witness = w;
+    fr->witcap = cap;
+  }
+  sf_buf *b = &fr->witness[fr->nwitness];
+  sf_buf_reset(b);
+  return b;
+}
+
 void sf_frontier_observe(sf_frontier *fr, const sf_seq *s, const sf_cmp_record *rec, uint32_t n) {
   uint32_t witness = UINT32_MAX;
   for (uint32_t i = 0; i < n; i++) {
@@ -81,18 +97,9 @@ void sf_frontier_observe(sf_frontier *fr, const sf_seq *s, const sf_cmp_record *
     site->width = r->width;
     site->seen |= sf_goal_outcomes(r->a, r->b, r->width);
     if (site->witness != UINT32_MAX) continue;
-    if (witness == UINT32_MAX && fr->nwitness < MAX_WITNESSES) {
-      if (fr->nwitness == fr->witcap) {
-        uint32_t cap = fr->witcap ? fr->witcap * 2 : 64;
-        sf_buf *w = realloc(fr->witness, cap * sizeof *w);
-        if (!w) continue;
-        memset(w + fr->witcap, 0, (cap - fr->witcap) * sizeof *w);
-        fr->witness = w;
-        fr->witcap = cap;
-      }
-      sf_buf *b = &fr->witness[fr->nwitness];
-      sf_buf_reset(b);
-      if (sf_seq_encode(s, b)) continue;
+    if (witness == UINT32_MAX) {
+      sf_buf *b = new_witness(fr);
+      if (!b || sf_seq_encode(s, b)) continue;
       witness = fr->nwitness++;
     }
     site->witness = witness;
@@ -136,17 +143,7 @@ bool sf_frontier_pick(sf_frontier *fr, uint32_t max_tries, sf_site **out, sf_goa
 }
 
 void sf_frontier_set_witness(sf_frontier *fr, sf_site *site, const uint8_t *data, size_t len) {
-  if (fr->nwitness >= MAX_WITNESSES) return;
-  if (fr->nwitness == fr->witcap) {
-    uint32_t cap = fr->witcap ? fr->witcap * 2 : 64;
-    sf_buf *w = realloc(fr->witness, cap * sizeof *w);
-    if (!w) return;
-    memset(w + fr->witcap, 0, (cap - fr->witcap) * sizeof *w);
-    fr->witness = w;
-    fr->witcap = cap;
-  }
-  sf_buf *b = &fr->witness[fr->nwitness];
-  sf_buf_reset(b);
-  if (sf_buf_append(b, data, len)) return;
+  sf_buf *b = new_witness(fr);
+  if (!b || sf_buf_append(b, data, len)) return;
   site->witness = fr->nwitness++;
 }

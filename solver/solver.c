@@ -377,6 +377,23 @@ static bool fit_with(const sf_var *vars, uint32_t nvars, const probes *pr, const
 static bool fit_linear(const sf_var *vars, uint32_t nvars, const probes *pr, uint32_t k, int b,
                        const key *kk, const uint32_t *inf, uint32_t ninf, uint64_t y0, sf_fit *out);
 
+/* Operand b of key k as a function of variable j alone (its probes, the
+ * others at the witness). */
+static bool fit_alone(const sf_var *vars, const probes *pr, uint32_t k, int b, uint32_t j,
+                      uint64_t y0, uint8_t width, sf_fit *out) {
+  uint64_t x[NPROBES + 1], y[NPROBES + 1];
+  uint32_t n = 0;
+  x[n] = vars[j].value;
+  y[n++] = y0;
+  for (int p = 0; p < pr->n[j]; p++)
+    if (pr->o[j][p].found[k]) {
+      x[n] = pr->x[j][p];
+      y[n++] = side(&pr->o[j][p], k, b) & sf_width_mask(width);
+    }
+  /* sf_fit_single wants the odd step second: probe 0 is it when found. */
+  return n >= 3 && sf_fit_single(j, &vars[j], x, y, n, width, out);
+}
+
 /* Lengths change what a buffer holds, rarely linearly: when a fit with them
  * fails, fit without them (they then keep their values). */
 static bool fit_operand(const sf_var *vars, uint32_t nvars, const probes *pr, const obs *base,
@@ -407,37 +424,13 @@ static bool fit_with(const sf_var *vars, uint32_t nvars, const probes *pr, const
     *out = (sf_fit){.kind = SF_FIT_CONST, .width = kk->width, .base = y0};
     return true;
   }
-  if (ninf == 1) {
-    uint32_t j = inf[0];
-    uint64_t x[NPROBES + 1], y[NPROBES + 1];
-    uint32_t n = 0;
-    x[n] = vars[j].value;
-    y[n++] = y0;
-    for (int p = 0; p < pr->n[j]; p++)
-      if (pr->o[j][p].found[k]) {
-        x[n] = pr->x[j][p];
-        y[n++] = side(&pr->o[j][p], k, b) & mask;
-      }
-    /* sf_fit_single wants the odd step second: probe 0 is it when found. */
-    return n >= 3 && sf_fit_single(j, &vars[j], x, y, n, kk->width, out);
-  }
+  if (ninf == 1) return fit_alone(vars, pr, k, b, inf[0], y0, kk->width, out);
   /* Several: linear, from each variable's odd step, checked on the others;
    * else the sum of what each does on its own (disjoint fields). */
   if (fit_linear(vars, nvars, pr, k, b, kk, inf, ninf, y0, out)) return true;
   sf_fit singles[SF_FIT_MAX_VARS];
-  for (uint32_t i = 0; i < ninf; i++) {
-    uint32_t j = inf[i];
-    uint64_t x[NPROBES + 1], y[NPROBES + 1];
-    uint32_t n = 0;
-    x[n] = vars[j].value;
-    y[n++] = y0;
-    for (int p = 0; p < pr->n[j]; p++)
-      if (pr->o[j][p].found[k]) {
-        x[n] = pr->x[j][p];
-        y[n++] = side(&pr->o[j][p], k, b) & mask;
-      }
-    if (n < 3 || !sf_fit_single(j, &vars[j], x, y, n, kk->width, &singles[i])) return false;
-  }
+  for (uint32_t i = 0; i < ninf; i++)
+    if (!fit_alone(vars, pr, k, b, inf[i], y0, kk->width, &singles[i])) return false;
   return sf_fit_separable(singles, ninf, y0, kk->width, out);
 }
 
