@@ -170,17 +170,42 @@ static int copy_cur(sf_mutator *m) {
   return sf_mut_copy_calls(m, &m->next, &m->cur, 0, m->cur.ncalls, map, m->cur_reus, m->ncur_reus);
 }
 
+/* The longest string or buffer argument (a document a parser reads), if
+ * any has 16 bytes or more. */
+static bool longest_bytes_arg(const sf_seq *s, uint32_t *call, uint32_t *param) {
+  uint32_t best = 15;
+  bool found = false;
+  for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+    const sf_func *f = sf_seq_func(s, ci);
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      const sf_param *p = &f->params[i];
+      if (!sf_param_is_input(p) || (p->kind != SF_STRING && p->kind != SF_BUFFER)) continue;
+      const sf_arg *a = &sf_seq_args(s, ci)[i];
+      if (a->len > best) {
+        best = a->len;
+        *call = ci;
+        *param = i;
+        found = true;
+      }
+    }
+  }
+  return found;
+}
+
 /* Change one input argument of one call. */
 static int mut_arg(sf_mutator *m) {
   if (!m->cur.ncalls) return mut_insert(m, true);
   if (copy_cur(m)) return -1;
   m->last_op = "change";
   sf_seq *s = &m->next;
+  uint32_t doc_call, doc_param;
+  bool doc = longest_bytes_arg(s, &doc_call, &doc_param) && sf_rng_chance(&m->rng, 1, 4);
   for (int tries = 0; tries < 8; tries++) {
-    uint32_t ci = (uint32_t)sf_rng_below(&m->rng, s->ncalls);
+    uint32_t ci = doc ? doc_call : (uint32_t)sf_rng_below(&m->rng, s->ncalls);
     const sf_func *f = sf_seq_func(s, ci);
     if (!f->nparams) continue;
-    uint32_t i = (uint32_t)sf_rng_below(&m->rng, f->nparams);
+    uint32_t i = doc ? doc_param : (uint32_t)sf_rng_below(&m->rng, f->nparams);
+    doc = false;
     const sf_param *p = &f->params[i];
     if (!sf_param_is_input(p)) continue;
     sf_arg *a = &sf_seq_args(s, ci)[i];
@@ -197,12 +222,15 @@ static int mut_arg(sf_mutator *m) {
     } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
       sf_arg na = *a;
       bool is_null = p->kind == SF_STRING && a->bits;
-      if (m->byte_mutator && !is_null && sf_rng_chance(&m->rng, 1, 8)) {
+      /* Documents (a parser's input: 16 bytes or more) get the engine's
+       * byte mutations half of the time, short strings now and then. */
+      bool document = a->len >= 16;
+      if (m->byte_mutator && !is_null && sf_rng_chance(&m->rng, 1, document ? 2 : 8)) {
         /* The engine's byte mutations (with compared-against values). */
         m->last_op = "change-engine";
         sf_buf *tmp = &m->bytes;
         sf_buf_reset(tmp);
-        size_t cap = a->len + 64;
+        size_t cap = a->len + (document ? 256 : 64);
         if (sf_buf_reserve(tmp, cap)) return -1;
         if (a->len) memcpy(tmp->data, sf_seq_bytes(s, a), a->len);
         size_t n = m->byte_mutator(tmp->data, a->len, cap);
