@@ -82,8 +82,8 @@ for lib in "${libs[@]}"; do
       "$(calls "$best")" "$(wc -c <"$best")" 10000 "$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')" \
       "$(same "$best")"
     t0=$(now)
-    AFL_SKIP_CPUFREQ=1 timeout 300 afl-tmin -i "$d/orig" -o "$d/tmin" -m none -t 10000 -- "$afl" \
-      >"$d/tmin.log" 2>&1 || true
+    (cd "$d" && AFL_SKIP_CPUFREQ=1 timeout 300 afl-tmin -i "$d/orig" -o "$d/tmin" -m none -t 10000 \
+      -- "$afl" >"$d/tmin.log" 2>&1) || true
     t1=$(now)
     if [ -f "$d/tmin" ]; then
       runs=$(sed 's/\x1b\[[0-9;]*m//g' "$d/tmin.log" | grep -o 'Number of execs done : [0-9]*' |
