@@ -19,6 +19,7 @@
 #include "feedback.h"
 #include "mutator/mutate.h"
 #include "options.h"
+#include "solver/budget.h"
 #include "solver/remote.h"
 
 typedef struct afl_seqfuzz {
@@ -43,16 +44,8 @@ typedef struct afl_seqfuzz {
   sf_solver_client *solver;
   sf_solver_stats solver_stats;
   sf_buf solved;
-  double start, solver_seconds, last_new;
-  long solver_budget;
-  uint64_t solver_idle_until;
+  sf_solver_budget budget;
 } afl_seqfuzz;
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void afl_custom_deinit(void *data);
 
@@ -95,30 +88,24 @@ void *afl_custom_init(void *afl, unsigned int seed) {
     st->solver = sf_solver_client_start(tracer);
     if (!st->solver) fprintf(stderr, "seqfuzz: cannot start the solver server %s\n", tracer);
   }
-  st->solver_budget = opt.solver_budget;
-  st->start = st->last_new = now_seconds();
+  sf_solver_budget_init(&st->budget, opt.solver_budget);
   return st;
 }
 
-/* The solver stage: at most SEQFUZZ_SOLVER_BUDGET percent of the time, four
- * times that while no new queue entry came for 10 s. */
+/* The solver stage, within its time budget (solver/budget.h). */
 static size_t solver_stage(afl_seqfuzz *st, uint8_t *out, size_t max_size) {
-  if (!st->solver || st->calls < st->solver_idle_until) return 0;
-  double t0 = now_seconds();
-  double budget = (double)st->solver_budget / 100.0;
-  if (t0 - st->last_new > 10) budget *= 4;
-  if (st->solver_seconds > budget * (t0 - st->start)) return 0;
+  double t0;
+  if (!st->solver || !sf_solver_budget_due(&st->budget, &t0)) return 0;
   uint64_t attempts = st->solver_stats.attempts;
   sf_buf_reset(&st->solved);
   int rc = sf_solver_client_step(st->solver, &st->solved, &st->solver_stats);
-  st->solver_seconds += now_seconds() - t0;
+  sf_solver_budget_spent(&st->budget, t0, rc != 0 || st->solver_stats.attempts != attempts);
   if (rc < 0) {
     fprintf(stderr, "seqfuzz: the solver server keeps failing; going on without it\n");
     sf_solver_client_free(st->solver);
     st->solver = NULL;
     return 0;
   }
-  if (rc == 0 && st->solver_stats.attempts == attempts) st->solver_idle_until = st->calls + 4096;
   if (rc != 1 || st->solved.len > max_size) return 0;
   memcpy(out, st->solved.data, st->solved.len);
   return st->solved.len;
@@ -140,9 +127,9 @@ static void write_stats(afl_seqfuzz *st) {
     size_t len = strlen(st->introspection);
     snprintf(st->introspection + len, sizeof st->introspection - len,
              " | solver %.1f%%: attempts %llu, sat %llu, flips %llu, kept %llu",
-             100.0 * st->solver_seconds / (now_seconds() - st->start + 1e-9),
-             (unsigned long long)v->attempts, (unsigned long long)v->sat,
-             (unsigned long long)v->flips, (unsigned long long)v->confirmed);
+             sf_solver_budget_share(&st->budget), (unsigned long long)v->attempts,
+             (unsigned long long)v->sat, (unsigned long long)v->flips,
+             (unsigned long long)v->confirmed);
   }
   if (st->stats_file) {
     fprintf(st->stats_file, "%ld %s\n", (long)time(NULL), st->introspection);
@@ -211,7 +198,7 @@ uint8_t afl_custom_queue_new_entry(void *data, const uint8_t *filename_new_queue
     if (sf_buf_append(&b, chunk, k)) break;
   fclose(fp);
   sf_mutator_add_input(st->mut, b.data, b.len, sf_channel_record(st->channel));
-  st->last_new = now_seconds();
+  sf_solver_budget_new_input(&st->budget);
   if (st->solver) sf_solver_client_observe(st->solver, b.data, b.len);
   sf_buf_free(&b);
   return 0; /* the file was not changed */

@@ -22,6 +22,7 @@
 #include "feedback.h"
 #include "mutator/mutate.h"
 #include "options.h"
+#include "solver/budget.h"
 #include "solver/remote.h"
 #include "solver/solver.h"
 
@@ -40,17 +41,8 @@ static struct {
   time_t last_stats;
   sf_solver *solver; /* NULL when SEQFUZZ_SOLVER=0 */
   sf_buf solved;
-  double start, solver_seconds;
-  double last_new;            /* when the engine last handed over a new corpus entry */
-  uint64_t solver_idle_until; /* mutations to wait after finding no frontier */
-  uint64_t mutations;
+  sf_solver_budget budget;
 } G;
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void set_running_call(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o) {
   (void)ctx;
@@ -85,7 +77,7 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   sf_cmp_trace_begin();
   sf_feedback_run(G.exec, &G.probe_seq, hash, fb);
   fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
-  G.last_new = now_seconds();
+  sf_solver_budget_new_input(&G.budget);
   if (G.solver) {
     /* A corpus entry: the solver learns its comparisons, and counts it as a
      * confirmation if it is one of its results. */
@@ -126,7 +118,7 @@ static void init_once(void) {
     G.solver = sf_solver_new(G.api, &so, traced_run, NULL);
     if (!G.solver) fprintf(stderr, "seqfuzz: the solver could not start; fuzzing without it\n");
   }
-  G.start = now_seconds();
+  sf_solver_budget_init(&G.budget, G.opt.solver_budget);
   sf_seq_init(&G.seq, G.api);
   sf_seq_init(&G.probe_seq, G.api);
   sf_mutator_set_runner(G.mut, probe_run, NULL);
@@ -158,7 +150,7 @@ static void print_stats(void) {
           "seqfuzz: solver: %.1f%% of the time | sites %llu, frontiers %llu | attempts %llu: "
           "no influence %llu, unfit %llu | queries %llu: sat %llu, unsat %llu, timeout %llu | "
           "flips %llu, kept by the engine %llu | crashes %llu\n",
-          100.0 * G.solver_seconds / (now_seconds() - G.start + 1e-9), (unsigned long long)v.sites,
+          sf_solver_budget_share(&G.budget), (unsigned long long)v.sites,
           (unsigned long long)v.frontiers, (unsigned long long)v.attempts,
           (unsigned long long)v.no_influence, (unsigned long long)v.unfit,
           (unsigned long long)v.queries, (unsigned long long)v.sat, (unsigned long long)v.unsat,
@@ -166,22 +158,16 @@ static void print_stats(void) {
           (unsigned long long)v.confirmed, (unsigned long long)v.crashes);
 }
 
-/* The solver stage: at most SEQFUZZ_SOLVER_BUDGET percent of the time,
- * four times that while coverage stalls (no new corpus entry for 10 s). */
+/* The solver stage, within its time budget (solver/budget.h). */
 static size_t solver_stage(uint8_t *data, size_t max_size) {
-  G.mutations++;
-  if (!G.solver || G.mutations < G.solver_idle_until) return 0;
-  double t0 = now_seconds();
-  double budget = (double)G.opt.solver_budget / 100.0;
-  if (t0 - G.last_new > 10) budget *= 4;
-  if (G.solver_seconds > budget * (t0 - G.start)) return 0;
+  double t0;
+  if (!G.solver || !sf_solver_budget_due(&G.budget, &t0)) return 0;
   sf_solver_stats before, after;
   sf_solver_get_stats(G.solver, &before);
   sf_buf_reset(&G.solved);
   int rc = sf_solver_step(G.solver, &G.solved);
-  G.solver_seconds += now_seconds() - t0;
   sf_solver_get_stats(G.solver, &after);
-  if (after.attempts == before.attempts) G.solver_idle_until = G.mutations + 4096;
+  sf_solver_budget_spent(&G.budget, t0, after.attempts != before.attempts);
   if (rc != 1 || G.solved.len > max_size) return 0;
   memcpy(data, G.solved.data, G.solved.len);
   return G.solved.len;

@@ -339,7 +339,7 @@ static uint32_t run(sf_solver *sv, const sf_seq *s, const sf_cmp_record **rec) {
   return sv->last_n;
 }
 
-static uint32_t sf_cmp_last_records(const sf_solver *sv, const sf_cmp_record **rec) {
+static uint32_t last_records(const sf_solver *sv, const sf_cmp_record **rec) {
   *rec = sv->last_rec;
   return sv->last_n;
 }
@@ -609,7 +609,7 @@ static bool grow_buffer(sf_solver *sv, const sf_var *vars, const sf_query_cmp *t
 /* The records of the run just made (the flip's check), for the frontier. */
 static void keep_flip_records(sf_solver *sv) {
   const sf_cmp_record *rec;
-  uint32_t n = sf_cmp_last_records(sv, &rec);
+  uint32_t n = last_records(sv, &rec);
   if (sv->sh) {
     memcpy(sv->sh->flip, rec, n * sizeof *rec);
     sv->sh->nflip = n;
