@@ -175,15 +175,23 @@ int cmd_triage(int argc, char **argv) {
   const char *target = cli_option(argc, argv, "--target", "-t");
   const char *out_dir = cli_option(argc, argv, "--output", "-o");
   const char *secs = cli_option(argc, argv, "--max-seconds", NULL);
+  const char *timeout_opt = cli_option(argc, argv, "--timeout", NULL);
   if (cli_positionals(argc, argv, pos, 3) != 2 || !target)
     return cli_error("usage: seqfuzz triage API DIR --target FUZZER [-o OUT_DIR] "
-                     "[--max-seconds S (per group)]");
+                     "[--max-seconds S (per group)] [--timeout S (per run)]");
+  unsigned timeout = timeout_opt ? (unsigned)atoi(timeout_opt) : 10;
   sf_api *api = cli_load_api(pos[0]);
   if (!api) return 1;
   DIR *d = opendir(pos[1]);
   if (!d) {
     sf_api_free(api);
     return cli_error("%s: cannot open directory", pos[1]);
+  }
+  sf_runner *runner = sf_runner_new(target, timeout);
+  if (!runner) {
+    closedir(d);
+    sf_api_free(api);
+    return cli_error("out of memory");
   }
   crash_group *groups = NULL;
   uint32_t ngroups = 0, nfiles = 0, not_reproduced = 0;
@@ -196,10 +204,11 @@ int cmd_triage(int argc, char **argv) {
     if (cli_read_file(path, &b)) continue;
     nfiles++;
     sf_signature sig;
-    if (sf_run_isolated(target, b.data, b.len, 10, &sig, NULL) != 0) {
+    if (sf_runner_run(runner, b.data, b.len, &sig, NULL) != 0) {
       sf_buf_free(&b);
       closedir(d);
       free(groups);
+      sf_runner_free(runner);
       sf_api_free(api);
       return cli_error("cannot run %s", target);
     }
@@ -227,6 +236,7 @@ int cmd_triage(int argc, char **argv) {
     sf_buf_free(&b);
   }
   closedir(d);
+  fprintf(stderr, "seqfuzz triage: inputs ran in %s\n", sf_runner_mode(runner));
   printf("%u inputs, %u crash groups, %u not reproduced\n", nfiles, ngroups, not_reproduced);
   for (uint32_t g = 0; g < ngroups; g++) {
     char sigtext[512], reason[512] = "";
@@ -236,7 +246,10 @@ int cmd_triage(int argc, char **argv) {
     sf_seq_init(&min, api);
     sf_verdict verdict = SF_LIKELY_BUG;
     if (cli_load_seq(api, groups[g].smallest, &in) == 0) {
-      sf_min_options opt = {.target = target, .timeout = 10, .max_seconds = secs ? atof(secs) : 30};
+      sf_min_options opt = {.target = target,
+                            .timeout = timeout,
+                            .runner = runner,
+                            .max_seconds = secs ? atof(secs) : 30};
       sf_min_result res;
       const sf_seq *best = &in;
       if (sf_minimize(api, &in, &opt, &min, &res) == 0) best = &min;
@@ -245,7 +258,7 @@ int cmd_triage(int argc, char **argv) {
       char *report = NULL;
       sf_signature sig;
       if (sf_seq_encode(best, &enc) == 0 &&
-          sf_run_isolated(target, enc.data, enc.len, 10, &sig, &report) == 0)
+          sf_runner_run(runner, enc.data, enc.len, &sig, &report) == 0)
         verdict = sf_triage_classify(best, report, reason, sizeof reason);
       printf("\n[%u] %s\n    %u input(s), e.g. %s\n    %s: %s\n", g + 1, sigtext, groups[g].count,
              groups[g].smallest, verdict == SF_LIKELY_BUG ? "likely bug" : "likely API misuse",
@@ -281,6 +294,7 @@ int cmd_triage(int argc, char **argv) {
     free(groups[g].smallest);
   }
   free(groups);
+  sf_runner_free(runner);
   sf_api_free(api);
   return 0;
 }

@@ -110,15 +110,21 @@ void __real___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases);
 
 #define SITE() ((uint64_t)(uintptr_t)__builtin_return_address(0))
 
+static bool to_engine = true;
+
+void sf_cmp_trace_forward(bool on) {
+  to_engine = on;
+}
+
 #define WRAP(n, T)                                                                                 \
   NO_COV void __wrap___sanitizer_cov_trace_cmp##n(T a, T b) {                                      \
     if (recording) record(SITE(), a, b, n, SF_TRACE_VAR);                                          \
-    __real___sanitizer_cov_trace_cmp##n(a, b);                                                     \
+    if (to_engine) __real___sanitizer_cov_trace_cmp##n(a, b);                                      \
   }                                                                                                \
   NO_COV void __wrap___sanitizer_cov_trace_const_cmp##n(T a, T b) {                                \
     if (n > 1) note(a); /* the first argument is the compile-time constant */                      \
     if (recording) record(SITE(), a, b, n, SF_TRACE_CONST);                                        \
-    __real___sanitizer_cov_trace_const_cmp##n(a, b);                                               \
+    if (to_engine) __real___sanitizer_cov_trace_const_cmp##n(a, b);                                \
   }
 WRAP(1, uint8_t)
 WRAP(2, uint16_t)
@@ -134,5 +140,5 @@ NO_COV void __wrap___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
     note(cases[2 + i]);
     if (recording) record(site ^ ((i + 1) << 56), cases[2 + i], val, width, SF_TRACE_SWITCH);
   }
-  __real___sanitizer_cov_trace_switch(val, cases);
+  if (to_engine) __real___sanitizer_cov_trace_switch(val, cases);
 }

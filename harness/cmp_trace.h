@@ -21,6 +21,7 @@
 #ifndef SF_CMP_TRACE_H
 #define SF_CMP_TRACE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Start noting constants (a new run). */
@@ -48,5 +49,10 @@ void sf_cmp_trace_begin_records(void);
 void sf_cmp_trace_set_call(uint32_t call);
 /* Stop recording; *out points to the records (valid until the next begin). */
 uint32_t sf_cmp_trace_end_records(const sf_cmp_record **out);
+
+/* Pass comparisons on to the engine (default on). Off where no engine
+ * fuzzes, as in the run server's children: libFuzzer keeps recent operands
+ * in a table, where a pointer would make a leaked block look reachable. */
+void sf_cmp_trace_forward(bool on);
 
 #endif

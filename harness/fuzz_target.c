@@ -22,12 +22,14 @@
 #include "feedback.h"
 #include "mutator/mutate.h"
 #include "options.h"
+#include "run_server.h"
 #include "solver/budget.h"
 #include "solver/remote.h"
 #include "solver/solver.h"
 
 /* libFuzzer's own byte mutator (libAFLDriver's returns 0: no mutation). */
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct {
   sf_api *api;
@@ -194,6 +196,13 @@ static void serve(void) {
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   init_once();
   if (getenv(SF_SOLVER_SERVE_ENV)) serve();
+  if (getenv(SF_RUN_SERVE_ENV)) {
+    unsetenv(SF_RUN_SERVE_ENV);
+    sf_solver_free(G.solver); /* unused; the leak check at the end of each run would scan it */
+    G.solver = NULL;
+    sf_cmp_trace_forward(false);
+    sf_run_server(LLVMFuzzerTestOneInput);
+  }
   /* -minimize_crash hands the mutator a crashing input: running it to learn
    * its states would crash inside the mutator. */
   for (int i = 1; i < *argc; i++)

@@ -2,15 +2,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../base/sf_buf.h"
+#include "../base/sf_io.h"
+#include "../harness/run_server.h"
 
 /* Frames that belong to the machinery around the target, not to it. */
 static bool machinery(const char *fn, const char *where) {
@@ -31,6 +35,9 @@ static bool machinery(const char *fn, const char *where) {
                                             "main",
                                             "abort",
                                             "raise",
+                                            "__pthread_kill",
+                                            "pthread_kill",
+                                            "gsignal",
                                             "__GI_",
                                             "malloc",
                                             "calloc",
@@ -59,7 +66,8 @@ static void set_kind(sf_signature *sig, const char *s, size_t n) {
 
 /* The kind: "ERROR: AddressSanitizer: heap-use-after-free on ...",
  * "ERROR: LeakSanitizer: detected memory leaks", "runtime error: ..." (UBSan),
- * "ERROR: libFuzzer: timeout / deadly signal". */
+ * "ERROR: libFuzzer: timeout / deadly signal" (or "ERROR: seqfuzz: ..." from
+ * a run server). */
 static void find_kind(const char *p, const char *end, sf_signature *sig) {
   for (const char *l = p; l < end; l = line_end(l, end) + 1) {
     const char *e = line_end(l, end);
@@ -92,8 +100,9 @@ static void find_kind(const char *p, const char *end, sf_signature *sig) {
       set_kind(sig, kind, strlen(kind));
       return;
     }
-    if ((m = strstr(line, "ERROR: libFuzzer: "))) {
-      m += strlen("ERROR: libFuzzer: ");
+    /* libFuzzer's driver, or a seqfuzz run server in its stead. */
+    if ((m = strstr(line, "ERROR: libFuzzer: ")) || (m = strstr(line, "ERROR: seqfuzz: "))) {
+      m = strchr(m + strlen("ERROR: "), ' ') + 1;
       set_kind(sig, m, strcspn(m, " "));
       return;
     }
@@ -153,25 +162,44 @@ void sf_signature_format(const sf_signature *sig, char *out, size_t outlen) {
     n += snprintf(out + n, outlen - (size_t)n, "%s%s", i ? " < " : " in ", sig->frames[i]);
 }
 
-int sf_run_isolated(const char *target, const uint8_t *data, size_t size, unsigned timeout,
-                    sf_signature *sig, char **report) {
-  memset(sig, 0, sizeof *sig);
-  if (report) *report = NULL;
-  char path[] = "/tmp/seqfuzz-input-XXXXXX";
-  int fd = mkstemp(path);
-  if (fd < 0) return -1;
-  bool ok = size == 0 || write(fd, data, size) == (ssize_t)size;
-  close(fd);
-  int pipefd[2];
-  if (!ok || pipe(pipefd) != 0) {
-    unlink(path);
-    return -1;
+/* ---- running inputs ------------------------------------------------------ */
+
+struct sf_runner {
+  char *target;
+  unsigned timeout;
+  pid_t server;   /* the target as a fork server (run_server.h), or 0 */
+  int sock;       /* its requests and answers */
+  bool no_server; /* the target is not a seqfuzz fuzzer, or its server died twice */
+  unsigned restarts;
+  char path[64]; /* the input file, PATH.log its output */
+};
+
+/* The signature of a run from its output and wait status. */
+static void classify(const sf_buf *out, int status, sf_signature *sig) {
+  sf_signature_parse((const char *)out->data, out->len, sig);
+  if (!sig->crashed && (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status)))) {
+    /* A crash without a report (e.g. a non-sanitizer build). */
+    sig->crashed = true;
+    snprintf(sig->kind, sizeof sig->kind, "%s",
+             WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "nonzero exit");
   }
+}
+
+static bool write_file(const char *path, const uint8_t *data, size_t size) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0) return false;
+  bool ok = sf_write_all(fd, data, size) == 0;
+  return close(fd) == 0 && ok;
+}
+
+/* One run in a fresh process: `target -timeout=T -runs=1 FILE`. */
+static int run_exec(sf_runner *r, sf_signature *sig, sf_buf *out) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0) return -1;
   pid_t pid = fork();
   if (pid < 0) {
     close(pipefd[0]);
     close(pipefd[1]);
-    unlink(path);
     return -1;
   }
   if (pid == 0) {
@@ -180,35 +208,182 @@ int sf_run_isolated(const char *target, const uint8_t *data, size_t size, unsign
     close(pipefd[0]);
     close(pipefd[1]);
     char timeout_arg[32];
-    snprintf(timeout_arg, sizeof timeout_arg, "-timeout=%u", timeout ? timeout : 10);
-    execl(target, target, timeout_arg, "-runs=1", path, (char *)NULL);
+    snprintf(timeout_arg, sizeof timeout_arg, "-timeout=%u", r->timeout);
+    execl(r->target, r->target, timeout_arg, "-runs=1", r->path, (char *)NULL);
     _exit(127);
   }
   close(pipefd[1]);
-  sf_buf out = {0};
   char chunk[8192];
   ssize_t k;
   while ((k = read(pipefd[0], chunk, sizeof chunk)) > 0 || (k < 0 && errno == EINTR))
-    if (k > 0 && out.len < (8u << 20)) sf_buf_append(&out, chunk, (size_t)k);
+    if (k > 0 && out->len < (8u << 20)) sf_buf_append(out, chunk, (size_t)k);
   close(pipefd[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  unlink(path);
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && out.len == 0) {
-    sf_buf_free(&out);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && out->len == 0) return -1;
+  classify(out, status, sig);
+  return 0;
+}
+
+static void stop_server(sf_runner *r) {
+  if (r->sock >= 0) close(r->sock); /* the server leaves */
+  r->sock = -1;
+  if (r->server > 0) {
+    kill(r->server, SIGKILL);
+    while (waitpid(r->server, NULL, 0) < 0 && errno == EINTR) {
+    }
+  }
+  r->server = 0;
+}
+
+/* A line from the server within `seconds`, or false (answers are short:
+ * reading a byte at a time keeps nothing buffered between answers). */
+static bool read_answer(sf_runner *r, char *line, size_t n, unsigned seconds) {
+  size_t len = 0;
+  while (len + 1 < n) {
+    struct pollfd pfd = {.fd = r->sock, .events = POLLIN};
+    int rc = poll(&pfd, 1, (int)seconds * 1000);
+    if (rc < 0 && errno == EINTR) continue;
+    if (rc <= 0) return false;
+    ssize_t k = read(r->sock, line + len, 1);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return false;
+    if (line[len++] == '\n') break;
+  }
+  line[len] = 0;
+  return len > 0 && line[len - 1] == '\n';
+}
+
+/* The whole file at path into out. */
+static int read_file(const char *path, sf_buf *out) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return -1;
+  char chunk[8192];
+  ssize_t k;
+  while ((k = read(fd, chunk, sizeof chunk)) > 0 || (k < 0 && errno == EINTR))
+    if (k > 0 && out->len < (8u << 20)) sf_buf_append(out, chunk, (size_t)k);
+  close(fd);
+  return k == 0 ? 0 : -1;
+}
+
+/* Start the target as a fork server; false if it does not answer as one. */
+static bool start_server(sf_runner *r) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return false;
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(sv[0]);
+    close(sv[1]);
+    return false;
+  }
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(sv[1], 0);
+    dup2(sv[1], 1);
+    if (devnull >= 0) dup2(devnull, 2);
+    setenv(SF_RUN_SERVE_ENV, "1", 1);
+    /* A fuzzer without the server runs the empty input once and exits. */
+    execl(r->target, r->target, "-runs=0", (char *)NULL);
+    _exit(127);
+  }
+  close(sv[1]);
+  r->server = pid;
+  r->sock = sv[0];
+  char hello[64];
+  if (read_answer(r, hello, sizeof hello, 30) && strcmp(hello, SF_RUN_SERVER_HELLO) == 0)
+    return true;
+  stop_server(r);
+  return false;
+}
+
+/* One run through the server: -1 if the server is gone (the caller retries). */
+static int run_served(sf_runner *r, sf_signature *sig, sf_buf *out) {
+  char req[128], answer[64];
+  int n = snprintf(req, sizeof req, "%u %s\n", r->timeout, r->path);
+  if (send(r->sock, req, (size_t)n, MSG_NOSIGNAL) != n ||
+      !read_answer(r, answer, sizeof answer, 2 * r->timeout + 30)) {
+    stop_server(r);
     return -1;
   }
-  sf_signature_parse((const char *)out.data, out.len, sig);
-  if (!sig->crashed && (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status)))) {
-    /* A crash without a report (e.g. a non-sanitizer build). */
-    sig->crashed = true;
-    snprintf(sig->kind, sizeof sig->kind, "%s",
-             WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "nonzero exit");
+  int status = atoi(answer);
+  char log[sizeof r->path + 8];
+  snprintf(log, sizeof log, "%s.log", r->path);
+  sf_buf_reset(out);
+  int rc = read_file(log, out);
+  unlink(log);
+  if (rc != 0 || status == -1 || (WIFEXITED(status) && WEXITSTATUS(status) == 126)) {
+    stop_server(r);
+    return -1;
   }
-  if (report)
+  classify(out, status, sig);
+  return 0;
+}
+
+sf_runner *sf_runner_new(const char *target, unsigned timeout) {
+  sf_runner *r = calloc(1, sizeof *r);
+  if (!r || !(r->target = strdup(target))) {
+    free(r);
+    return NULL;
+  }
+  r->timeout = timeout ? timeout : 10;
+  r->sock = -1;
+  snprintf(r->path, sizeof r->path, "/tmp/seqfuzz-input-XXXXXX");
+  int fd = mkstemp(r->path);
+  if (fd < 0) {
+    free(r->target);
+    free(r);
+    return NULL;
+  }
+  close(fd);
+  return r;
+}
+
+const char *sf_runner_mode(const sf_runner *r) {
+  return r->no_server ? "a process per run" : "fork server";
+}
+
+void sf_runner_free(sf_runner *r) {
+  if (!r) return;
+  stop_server(r);
+  unlink(r->path);
+  free(r->target);
+  free(r);
+}
+
+int sf_runner_run(sf_runner *r, const uint8_t *data, size_t size, sf_signature *sig,
+                  char **report) {
+  memset(sig, 0, sizeof *sig);
+  if (report) *report = NULL;
+  if (!write_file(r->path, data, size)) return -1;
+  sf_buf out = {0};
+  int rc = -1;
+  /* The server, restarted if it died (twice at most), else a process per run. */
+  while (!r->no_server && rc != 0) {
+    if (!r->server && (r->restarts++ >= 3 || !start_server(r)))
+      r->no_server = true;
+    else if ((rc = run_served(r, sig, &out)) != 0)
+      memset(sig, 0, sizeof *sig);
+  }
+  if (rc != 0) {
+    sf_buf_reset(&out);
+    rc = run_exec(r, sig, &out);
+  }
+  if (rc == 0 && report)
     *report = sf_buf_cstr(&out);
   else
     sf_buf_free(&out);
-  return 0;
+  return rc;
+}
+
+int sf_run_isolated(const char *target, const uint8_t *data, size_t size, unsigned timeout,
+                    sf_signature *sig, char **report) {
+  memset(sig, 0, sizeof *sig);
+  if (report) *report = NULL;
+  sf_runner *r = sf_runner_new(target, timeout);
+  if (!r) return -1;
+  r->no_server = true; /* one run: a server would not pay for itself */
+  int rc = sf_runner_run(r, data, size, sig, report);
+  sf_runner_free(r);
+  return rc;
 }

@@ -37,4 +37,19 @@ void sf_signature_format(const sf_signature *sig, char *out, size_t outlen);
 int sf_run_isolated(const char *target, const uint8_t *data, size_t size, unsigned timeout,
                     sf_signature *sig, char **report);
 
+/* Running many inputs on one target, as the simplifier and triage do. With
+ * a seqfuzz fuzzer the target starts once as a fork server
+ * (harness/run_server.h) and each run costs a fork instead of a process
+ * start; any other target, or a server that keeps dying, gets a fresh
+ * process per run. Results are the same either way: each run is
+ * `target -timeout=T -runs=1 FILE` in a process of its own. */
+typedef struct sf_runner sf_runner;
+
+sf_runner *sf_runner_new(const char *target, unsigned timeout);
+/* As sf_run_isolated. */
+int sf_runner_run(sf_runner *r, const uint8_t *data, size_t size, sf_signature *sig, char **report);
+/* "fork server" or "a process per run": how the runs so far were made. */
+const char *sf_runner_mode(const sf_runner *r);
+void sf_runner_free(sf_runner *r);
+
 #endif

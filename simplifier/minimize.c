@@ -20,6 +20,7 @@ typedef struct minimizer {
   sf_buf enc;
   struct timespec start;
   bool out_of_budget;
+  sf_runner *runner;
 } minimizer;
 
 static double elapsed(const minimizer *z) {
@@ -50,8 +51,7 @@ static bool same_crash(minimizer *z, sf_seq *s) {
   if (sf_seq_encode(s, &z->enc)) return false;
   sf_signature sig;
   z->res->runs++;
-  if (sf_run_isolated(z->opt->target, z->enc.data, z->enc.len, z->opt->timeout, &sig, NULL))
-    return false;
+  if (sf_runner_run(z->runner, z->enc.data, z->enc.len, &sig, NULL)) return false;
   return sf_signature_equal(&sig, &z->res->sig);
 }
 
@@ -390,12 +390,14 @@ int sf_minimize(const sf_api *api, const sf_seq *in, const sf_min_options *opt, 
   res->calls_before = in->ncalls;
   if (sf_seq_copy(&z.cur, in) || sf_seq_encode(&z.cur, &z.enc)) goto done;
   res->runs = 1;
-  if (sf_run_isolated(opt->target, z.enc.data, z.enc.len, opt->timeout, &res->sig, NULL) ||
+  z.runner = opt->runner ? opt->runner : sf_runner_new(opt->target, opt->timeout);
+  if (!z.runner || sf_runner_run(z.runner, z.enc.data, z.enc.len, &res->sig, NULL) ||
       !res->sig.crashed)
     goto done;
   char sig[512];
   sf_signature_format(&res->sig, sig, sizeof sig);
-  progress(&z, "crash: %s (%u calls)", sig, z.cur.ncalls);
+  progress(&z, "crash: %s (%u calls); candidates run in %s", sig, z.cur.ncalls,
+           sf_runner_mode(z.runner));
   build_replacements(&z);
   pass_prefix(&z);
   for (int round = 0; round < 8 && !z.out_of_budget; round++) {
@@ -409,6 +411,7 @@ int sf_minimize(const sf_api *api, const sf_seq *in, const sf_min_options *opt, 
   if (z.out_of_budget) progress(&z, "budget used up: stopping with what is minimal so far");
   if (sf_seq_copy(out, &z.cur) == 0) rc = 0;
 done:
+  if (z.runner != opt->runner) sf_runner_free(z.runner);
   for (uint32_t k = 0; k < z.nsynth; k++)
     sf_seq_free(&z.synth[k]);
   free(z.synth);

@@ -1,7 +1,7 @@
 /* minimize.h: shrink a crashing sequence while keeping its crash signature.
  *
- * Every candidate runs in a fresh process (crash.h), so the target crashing
- * never stops the simplifier. Passes, repeated while they make progress and
+ * Every candidate runs in a process of its own (crash.h's sf_runner), so the
+ * target crashing never stops the simplifier. Passes, repeated while they make progress and
  * the budget lasts:
  *  1. cut after the crashing call (the shortest crashing prefix);
  *  2. remove calls from the end backwards, with the calls that only fed them;
@@ -25,6 +25,7 @@
 typedef struct sf_min_options {
   const char *target;   /* the fuzzer binary that runs one input file */
   unsigned timeout;     /* seconds per run */
+  sf_runner *runner;    /* runs on target (NULL: the minimizer starts its own) */
   double max_seconds;   /* total budget (0: 60) */
   uint32_t max_runs;    /* total budget (0: 5000) */
   const sf_seq *corpus; /* replacement set (may be NULL) */
