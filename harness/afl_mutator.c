@@ -70,7 +70,8 @@ void *afl_custom_init(void *afl, unsigned int seed) {
   sf_mutator_options mo = {.max_calls = (uint32_t)opt.max_calls,
                            .no_legality = !opt.legality,
                            .no_equivalence = !opt.equivalence,
-                           .no_compares = !opt.compares};
+                           .no_compares = !opt.compares,
+                           .no_adaptive = !opt.adaptive};
   st->mut = sf_mutator_new(st->api, &mo);
   sf_seq_init(&st->trim_cur, st->api);
   sf_seq_init(&st->trim_cand, st->api);

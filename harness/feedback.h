@@ -25,7 +25,7 @@
 #define SF_FB_MAGIC      0x42464653u /* "SFFB" */
 #define SF_FB_VERSION    2u
 #define SF_FB_MAX_VALUES 256 /* states of later values are not recorded */
-#define SF_FB_MAX_CMP    32 /* compared-against constants kept per run */
+#define SF_FB_MAX_CMP    32  /* compared-against constants kept per run */
 #define SF_SHM_ENV       "SEQFUZZ_SHM"
 
 typedef struct sf_feedback {

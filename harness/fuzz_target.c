@@ -108,7 +108,8 @@ static void init_once(void) {
   sf_mutator_options mo = {.max_calls = (uint32_t)G.opt.max_calls,
                            .no_legality = !G.opt.legality,
                            .no_equivalence = !G.opt.equivalence,
-                           .no_compares = !G.opt.compares};
+                           .no_compares = !G.opt.compares,
+                           .no_adaptive = !G.opt.adaptive};
   G.mut = sf_mutator_new(G.api, &mo);
   if (!G.mut) {
     fprintf(stderr, "seqfuzz: out of memory\n");
@@ -145,6 +146,15 @@ static void print_stats(void) {
           100.0 * (double)s.pruned_equiv / cand, (unsigned long long)s.pool_size,
           (unsigned long long)s.states_seen, (unsigned long long)s.probes,
           s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0);
+  /* Which mutations made new corpus entries (the schedule favours them). */
+  static const char *const names[SF_MUT_COUNT] = {
+      "", "extend", "insert", "remove", "change", "document", "repeat", "splice", "crossover"};
+  char line[512];
+  int n = snprintf(line, sizeof line, "seqfuzz: new inputs / outputs by mutation:");
+  for (int k = 1; k < SF_MUT_COUNT && n > 0 && (size_t)n < sizeof line; k++)
+    n += snprintf(line + n, sizeof line - (size_t)n, " %s %llu/%llu", names[k],
+                  (unsigned long long)s.found[k], (unsigned long long)s.tried[k]);
+  fprintf(stderr, "%s\n", line);
   if (!G.solver) return;
   sf_solver_stats v;
   sf_solver_get_stats(G.solver, &v);

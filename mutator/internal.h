@@ -7,6 +7,7 @@
 #include "../base/sf_rng.h"
 #include "mutate.h"
 #include "pool.h"
+#include "schedule.h"
 
 #define DANGLING           (UINT64_MAX - 1) /* a value id that repair will treat as gone */
 #define MAX_PRODUCER_DEPTH 3
@@ -48,6 +49,8 @@ struct sf_mutator {
   uint64_t cmpvals[256];
   uint32_t ncmpvals, cmpnext;
   sf_hashset *cmpseen;
+  sf_schedule sched;    /* which mutation next (schedule.h) */
+  sf_mutation last_mut; /* the mutation that made m->next */
 };
 
 /* Flag of value vid of the sequence being built. */

@@ -14,6 +14,7 @@ sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
   if (opt) m->opt = *opt;
   m->opt.max_calls = opt && opt->max_calls ? opt->max_calls : 64;
   m->last_op = "none";
+  sf_sched_init(&m->sched, !m->opt.no_adaptive);
   m->pool = sf_pool_new(4096, !m->opt.no_equivalence);
   m->emitted = sf_hashset_new(1 << 16);
   m->cmpseen = sf_hashset_new(1 << 12);
@@ -101,6 +102,7 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
   if (!e && m->runner) {
     m->runner(m->runner_ctx, d, n, &m->scratch);
     m->stats.probes++;
+    sf_sched_new_input(&m->sched, h); /* a new corpus entry: credit its mutation */
     e = sf_pool_add(m->pool, d, n, &m->scratch);
     sf_mut_absorb_cmp(m, &m->scratch);
   }
@@ -109,6 +111,8 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
 }
 
 void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const sf_feedback *fb) {
+  uint64_t h = sf_feedback_input_hash(data, size);
+  if (!sf_pool_find(m->pool, h)) sf_sched_new_input(&m->sched, h);
   if (sf_pool_add(m->pool, data, size, fb) &&
       sf_feedback_valid(fb, sf_feedback_input_hash(data, size)))
     sf_mut_absorb_cmp(m, fb);
@@ -117,6 +121,8 @@ void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const
 void sf_mutator_get_stats(const sf_mutator *m, sf_mutator_stats *st) {
   *st = m->stats;
   st->pool_size = sf_pool_size(m->pool);
+  memcpy(st->tried, m->sched.tried, sizeof st->tried);
+  memcpy(st->found, m->sched.found, sizeof st->found);
   st->states_seen = sf_pool_states_seen(m->pool);
 }
 
@@ -192,14 +198,15 @@ static bool longest_bytes_arg(const sf_seq *s, uint32_t *call, uint32_t *param) 
   return found;
 }
 
-/* Change one input argument of one call. */
-static int mut_arg(sf_mutator *m) {
+/* Change one input argument of one call; with document, the longest string
+ * or buffer argument. */
+static int mut_arg(sf_mutator *m, bool document_only) {
   if (!m->cur.ncalls) return mut_insert(m, true);
   if (copy_cur(m)) return -1;
-  m->last_op = "change";
+  m->last_op = document_only ? "document" : "change";
   sf_seq *s = &m->next;
   uint32_t doc_call, doc_param;
-  bool doc = longest_bytes_arg(s, &doc_call, &doc_param) && sf_rng_chance(&m->rng, 1, 4);
+  bool doc = document_only && longest_bytes_arg(s, &doc_call, &doc_param);
   for (int tries = 0; tries < 8; tries++) {
     uint32_t ci = doc ? doc_call : (uint32_t)sf_rng_below(&m->rng, s->ncalls);
     const sf_func *f = sf_seq_func(s, ci);
@@ -398,6 +405,7 @@ static void count_output(sf_mutator *m, const uint8_t *out, size_t n) {
   m->stats.calls_emitted += m->next.ncalls;
   m->last_out = sf_feedback_input_hash(out, n);
   m->last_out_valid = true;
+  sf_sched_emitted(&m->sched, m->last_out, m->last_mut);
 }
 
 #define CANDIDATE_TRIES 4
@@ -411,16 +419,12 @@ size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_
     int rc;
     sf_mutation op = m->opt.only;
     if (op == SF_MUT_MIX) {
-      uint32_t r = (uint32_t)sf_rng_below(&m->rng, 100);
-      op = r < 35   ? SF_MUT_EXTEND
-           : r < 50 ? SF_MUT_INSERT
-           : r < 60 ? SF_MUT_REMOVE
-           : r < 85 ? SF_MUT_CHANGE
-           : r < 92 ? SF_MUT_REPEAT
-                    : SF_MUT_SPLICE;
-      if (m->cur.ncalls == 0) op = SF_MUT_EXTEND;
+      uint32_t dc, dp;
+      op = sf_sched_pick(&m->sched, &m->rng, m->cur.ncalls, longest_bytes_arg(&m->cur, &dc, &dp),
+                         m->cur.ncalls < m->opt.max_calls);
     }
-    if (op == SF_MUT_SPLICE && !sf_pool_size(m->pool)) op = SF_MUT_REPEAT;
+    if (op == SF_MUT_SPLICE && !sf_pool_size(m->pool))
+      op = m->cur.ncalls < m->opt.max_calls ? SF_MUT_REPEAT : SF_MUT_CHANGE;
     switch (op) {
     case SF_MUT_INSERT:
       rc = mut_insert(m, false);
@@ -429,7 +433,8 @@ size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_
       rc = mut_remove(m);
       break;
     case SF_MUT_CHANGE:
-      rc = mut_arg(m);
+    case SF_MUT_DOCUMENT:
+      rc = mut_arg(m, op == SF_MUT_DOCUMENT);
       break;
     case SF_MUT_REPEAT:
       rc = mut_repeat(m);
@@ -447,6 +452,7 @@ size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_
       rc = mut_insert(m, true);
     }
     if (rc) sf_seq_clear(&m->next);
+    m->last_mut = op;
     n = finish(m, &m->next, out, max_size);
     if (accept_candidate(m, out, n, t == CANDIDATE_TRIES - 1)) break;
   }
@@ -473,6 +479,7 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
   }
   load_input(m, d1, s1);
   size_t n = 0;
+  m->last_mut = SF_MUT_CROSSOVER;
   for (int t = 0; t < CANDIDATE_TRIES; t++) {
     if (splice(m, oreus, noreus)) sf_seq_clear(&m->next);
     n = finish(m, &m->next, out, max_size);

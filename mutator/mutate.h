@@ -24,15 +24,19 @@
 
 typedef struct sf_mutator sf_mutator;
 
-/* The mutations (SF_MUT_MIX: the usual random mix of all of them). */
+/* The mutations (SF_MUT_MIX: a mix of all of them, adapted as fuzzing goes
+ * on to the ones whose outputs became new inputs, see schedule.c). */
 typedef enum sf_mutation {
   SF_MUT_MIX = 0,
-  SF_MUT_EXTEND, /* append a call (sometimes a burst of the same one) */
-  SF_MUT_INSERT, /* insert a call at a random position */
-  SF_MUT_REMOVE, /* remove a call and what depended on it */
-  SF_MUT_CHANGE, /* change one argument (primitive, bytes or handle) */
-  SF_MUT_REPEAT, /* repeat an existing call at the end */
-  SF_MUT_SPLICE, /* prefix of the input + calls of a pool entry */
+  SF_MUT_EXTEND,    /* append a call (sometimes a burst of the same one) */
+  SF_MUT_INSERT,    /* insert a call at a random position */
+  SF_MUT_REMOVE,    /* remove a call and what depended on it */
+  SF_MUT_CHANGE,    /* change one argument (primitive, bytes or handle) */
+  SF_MUT_DOCUMENT,  /* change the longest string or buffer (a parser's document) */
+  SF_MUT_REPEAT,    /* repeat an existing call at the end */
+  SF_MUT_SPLICE,    /* prefix of the input + calls of a pool entry */
+  SF_MUT_CROSSOVER, /* the engine's crossover (sf_mutator_crossover) */
+  SF_MUT_COUNT
 } sf_mutation;
 
 typedef struct sf_mutator_options {
@@ -46,6 +50,8 @@ typedef struct sf_mutator_options {
   bool no_equivalence;
   /* Do not use constants the target compared against (run records). */
   bool no_compares;
+  /* Keep the base mix of mutations instead of adapting it (schedule.c). */
+  bool no_adaptive;
   sf_mutation only; /* apply just this mutation (tests, ablations) */
 } sf_mutator_options;
 
@@ -58,6 +64,8 @@ typedef struct sf_mutator_stats {
   uint64_t calls_emitted;  /* total length of the outputs, in calls */
   uint64_t probes;         /* inputs run by the runner to learn their states */
   uint64_t pool_size, states_seen;
+  /* Per mutation: outputs, and outputs that came back as new inputs. */
+  uint64_t tried[SF_MUT_COUNT], found[SF_MUT_COUNT];
 } sf_mutator_stats;
 
 /* opt may be NULL for defaults. NULL on OOM. */

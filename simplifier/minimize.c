@@ -65,6 +65,16 @@ static bool try_cand(minimizer *z) {
   return true;
 }
 
+/* Is cand, repaired, shorter in bytes than cur? */
+static bool cand_is_smaller(minimizer *z) {
+  sf_buf a = {0}, b = {0};
+  bool smaller = sf_seq_repair(&z->cand) >= 0 && sf_seq_encode(&z->cand, &a) == 0 &&
+                 sf_seq_encode(&z->cur, &b) == 0 && a.len < b.len;
+  sf_buf_free(&a);
+  sf_buf_free(&b);
+  return smaller;
+}
+
 static bool pass_prefix(minimizer *z) {
   uint32_t lo = 1, hi = z->cur.ncalls;
   while (lo < hi && !z->out_of_budget) {
@@ -205,8 +215,11 @@ static bool pass_replace(minimizer *z) {
           map[z->cur.calls[c].val0 + q] = v0 + q;
       }
       free(map);
-      /* The calls that only fed i are now unused: removal drops them. */
+      /* The calls that only fed i are now unused: removal drops them. A
+       * replacement that removes no call must at least make the input
+       * smaller, or replacements would go round in circles. */
       uint32_t before = z->cur.ncalls;
+      if (ok && r->ncalls == n_removed && !cand_is_smaller(z)) continue;
       if (ok && try_cand(z)) {
         any = true;
         progress(z, "replacement: call %u by %u corpus call(s), %u -> %u calls", i + 1, r->ncalls,

@@ -4,6 +4,7 @@
 #include "base/sf_hash.h"
 #include "base/sf_rng.h"
 #include "mutator/mutate.h"
+#include "mutator/schedule.h"
 #include "test_util.h"
 
 static void check_output(const sf_api *api, sf_seq *s, const uint8_t *out, size_t n,
@@ -41,7 +42,10 @@ static void test_mutations_stay_valid(void **state) {
     size_t max = 64 + sf_rng_below(&rng, sizeof out - 64);
     size_t k = sf_mutator_mutate(m, cur, n, out, max, i);
     check_output(api, &s, out, k, max, opt.max_calls);
-    if (k != n || memcmp(out, cur, k)) changed++;
+    if (k != n || memcmp(out, cur, k))
+      changed++;
+    else if (getenv("TEST_VERBOSE"))
+      fprintf(stderr, "same: %s\n", sf_mutator_last_op(m));
     if (s.ncalls > longest) longest = s.ncalls;
     /* Random walk, restarting now and then; sometimes feed garbage. */
     if (sf_rng_chance(&rng, 1, 50)) {
@@ -57,6 +61,7 @@ static void test_mutations_stay_valid(void **state) {
     }
   }
   assert_int_equal(longest, opt.max_calls); /* sequences grow up to the limit */
+  if (changed <= 15000) fprintf(stderr, "changed %u\n", changed);
   assert_true(changed > 15000);
   /* Inputs that are not ours at all still give a valid output. */
   uint8_t junk[3] = {1, 2, 3};
@@ -200,6 +205,80 @@ static void test_each_mutation(void **state) {
   sf_seq_free(&s);
   sf_buf_free(&in);
   sf_buf_free(&other);
+}
+
+/* Picks of each mutation out of n. */
+static void count_picks(sf_schedule *sc, sf_rng *r, uint32_t n, bool doc, bool grow,
+                        uint32_t *picks) {
+  memset(picks, 0, SF_MUT_COUNT * sizeof *picks);
+  for (uint32_t i = 0; i < n; i++)
+    picks[sf_sched_pick(sc, r, 5, doc, grow)]++;
+}
+
+/* The schedule moves choices toward mutations whose outputs became new
+ * inputs, keeps every other one alive, and respects what the input allows. */
+static void test_schedule_learns(void **state) {
+  (void)state;
+  static sf_schedule sc;
+  sf_sched_init(&sc, true);
+  sf_rng r;
+  sf_rng_seed(&r, 7);
+  uint32_t before[SF_MUT_COUNT], after[SF_MUT_COUNT];
+  count_picks(&sc, &r, 20000, true, true, before);
+  /* Every mutation is tried; only the document changes find anything. */
+  uint64_t h = 1;
+  for (int round = 0; round < 2000; round++)
+    for (int k = SF_MUT_EXTEND; k < SF_MUT_CROSSOVER; k++, h++) {
+      sf_sched_emitted(&sc, h * 0x9e3779b97f4a7c15ULL, (sf_mutation)k);
+      if (k == SF_MUT_DOCUMENT && round % 4 == 0)
+        sf_sched_new_input(&sc, h * 0x9e3779b97f4a7c15ULL);
+    }
+  count_picks(&sc, &r, 20000, true, true, after);
+  if (getenv("TEST_VERBOSE"))
+    for (int k = 1; k < SF_MUT_CROSSOVER; k++)
+      fprintf(stderr, "mutation %d: %u -> %u\n", k, before[k], after[k]);
+  assert_true(after[SF_MUT_DOCUMENT] > 4 * before[SF_MUT_DOCUMENT]);
+  for (int k = SF_MUT_EXTEND; k < SF_MUT_CROSSOVER; k++) {
+    assert_true(before[k] > 0);
+    assert_true(after[k] > before[k] / 8); /* the floor: none starves */
+  }
+  /* A credit counts once. */
+  uint64_t found = sc.found[SF_MUT_DOCUMENT];
+  sf_sched_new_input(&sc, 1 * 0x9e3779b97f4a7c15ULL); /* an extend that found nothing */
+  sf_sched_new_input(&sc, 5 * 0x9e3779b97f4a7c15ULL);
+  assert_int_equal(sc.found[SF_MUT_DOCUMENT], found);
+  /* No document: never a document change; at the length limit: no growth. */
+  count_picks(&sc, &r, 5000, false, false, after);
+  assert_int_equal(after[SF_MUT_DOCUMENT], 0);
+  assert_int_equal(after[SF_MUT_EXTEND] + after[SF_MUT_INSERT] + after[SF_MUT_REPEAT], 0);
+  assert_true(after[SF_MUT_CHANGE] > 0 && after[SF_MUT_REMOVE] > 0);
+}
+
+/* Through the mutator: an output handed back as a new input is credited to
+ * the mutation that made it; an input the mutator never made is not. */
+static void test_schedule_credit_through_mutator(void **state) {
+  (void)state;
+  sf_buf in = {0};
+  encode_text(base_text, &in);
+  sf_mutator *m = sf_mutator_new(demo, NULL);
+  uint8_t out[4096];
+  uint64_t tried = 0, found = 0;
+  for (uint64_t seed = 0; seed < 200; seed++) {
+    size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+    if (seed % 2 == 0) sf_mutator_add_input(m, out, n, NULL);
+  }
+  sf_mutator_add_input(m, in.data, in.len, NULL); /* not made by a mutation */
+  sf_mutator_stats st;
+  sf_mutator_get_stats(m, &st);
+  for (int k = 0; k < SF_MUT_COUNT; k++) {
+    tried += st.tried[k];
+    found += st.found[k];
+    assert_true(st.found[k] <= st.tried[k]);
+  }
+  assert_int_equal(tried, 200);
+  assert_true(found >= 90 && found <= 100); /* the even ones, less duplicates */
+  sf_mutator_free(m);
+  sf_buf_free(&in);
 }
 
 /* A record of a run is the feedback the harness gives; build one by hand. */
@@ -374,6 +453,8 @@ int main(void) {
   demo = load_api_file(DEMO_API);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_each_mutation),
+      cmocka_unit_test(test_schedule_learns),
+      cmocka_unit_test(test_schedule_credit_through_mutator),
       cmocka_unit_test(test_interpretation_is_deterministic),
       cmocka_unit_test(test_legality_filter),
       cmocka_unit_test(test_duplicate_filter),

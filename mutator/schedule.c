@@ -1,0 +1,87 @@
+/* Adaptive choice of mutations (contract in schedule.h). */
+#include "schedule.h"
+
+#include <string.h>
+
+/* The base mix, in percent (Randoop-style growth first). */
+static const double base_weight[SF_MUT_COUNT] = {
+    [SF_MUT_EXTEND] = 33,  [SF_MUT_INSERT] = 14, [SF_MUT_REMOVE] = 10, [SF_MUT_CHANGE] = 19,
+    [SF_MUT_DOCUMENT] = 8, [SF_MUT_REPEAT] = 7,  [SF_MUT_SPLICE] = 9,
+};
+
+#define FLOOR    0.25    /* share of the choice that stays with the base mix */
+#define PRIOR    20.0    /* pseudo-tries at the average rate: slow to judge */
+#define DECAY_AT 50000.0 /* tries after which counts are halved */
+#define REFRESH  256     /* picks between recomputing the weights */
+
+void sf_sched_init(sf_schedule *s, bool adaptive) {
+  memset(s, 0, sizeof *s);
+  s->adaptive = adaptive;
+  for (int k = 0; k < SF_MUT_COUNT; k++)
+    s->weight[k] = base_weight[k];
+  s->total = 100;
+}
+
+static void update_weights(sf_schedule *s) {
+  double all_tries = 0, all_finds = 0;
+  for (int k = 0; k < SF_MUT_COUNT; k++) {
+    all_tries += s->tries[k];
+    all_finds += s->finds[k];
+  }
+  if (all_tries > DECAY_AT)
+    for (int k = 0; k < SF_MUT_COUNT; k++) {
+      s->tries[k] /= 2;
+      s->finds[k] /= 2;
+    }
+  /* Success rate relative to the average, smoothed toward 1. */
+  double mean = (all_finds + 1) / (all_tries + 1), sum = 0, adapt[SF_MUT_COUNT];
+  for (int k = 0; k < SF_MUT_COUNT; k++) {
+    double rate = (s->finds[k] + PRIOR * mean) / (s->tries[k] + PRIOR);
+    adapt[k] = base_weight[k] * rate / mean;
+    sum += adapt[k];
+  }
+  s->total = 0;
+  for (int k = 0; k < SF_MUT_COUNT; k++) {
+    s->weight[k] = FLOOR * base_weight[k] + (1 - FLOOR) * 100 * (sum > 0 ? adapt[k] / sum : 0);
+    s->total += s->weight[k];
+  }
+}
+
+static bool growing(int k) {
+  return k == SF_MUT_EXTEND || k == SF_MUT_INSERT || k == SF_MUT_REPEAT;
+}
+
+sf_mutation sf_sched_pick(sf_schedule *s, sf_rng *r, uint32_t ncalls, bool has_document,
+                          bool can_grow) {
+  if (s->adaptive && ++s->since_update >= REFRESH) {
+    s->since_update = 0;
+    update_weights(s);
+  }
+  if (ncalls == 0) return SF_MUT_EXTEND;
+  double total = 0;
+  for (int k = 1; k < SF_MUT_CROSSOVER; k++)
+    if ((k != SF_MUT_DOCUMENT || has_document) && (can_grow || !growing(k))) total += s->weight[k];
+  double x = (double)sf_rng_below(r, 1u << 30) / (double)(1u << 30) * total;
+  for (int k = 1; k < SF_MUT_CROSSOVER; k++) {
+    if ((k == SF_MUT_DOCUMENT && !has_document) || (!can_grow && growing(k))) continue;
+    if (x < s->weight[k]) return (sf_mutation)k;
+    x -= s->weight[k];
+  }
+  return SF_MUT_CHANGE;
+}
+
+void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op) {
+  if (op <= SF_MUT_MIX || op >= SF_MUT_COUNT) return;
+  s->tries[op] += 1;
+  s->tried[op]++;
+  s->recent[hash % SF_SCHED_RECENT].hash = hash;
+  s->recent[hash % SF_SCHED_RECENT].op = (uint8_t)op;
+}
+
+void sf_sched_new_input(sf_schedule *s, uint64_t hash) {
+  uint32_t slot = (uint32_t)(hash % SF_SCHED_RECENT);
+  if (s->recent[slot].hash != hash || !s->recent[slot].op) return;
+  s->finds[s->recent[slot].op] += 1;
+  s->found[s->recent[slot].op]++;
+  s->recent[slot].op = 0; /* credited once */
+}
