@@ -19,6 +19,7 @@ int cmd_encode(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_embed(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_seed(int argc, char **argv);
 int cmd_min(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_signature(int argc, char **argv);

@@ -1,4 +1,5 @@
 /* seqfuzz check / show / encode / gen: moving between the forms of an input. */
+#define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,79 @@ int cmd_gen(int argc, char **argv) {
   sf_buf_free(&enc);
   sf_seq_free(&s);
   sf_mutator_free(m);
+  sf_api_free(api);
+  return rc;
+}
+
+/* "..." with escapes: the text form of a file's bytes as a string literal. */
+static void append_literal(sf_buf *out, const uint8_t *d, size_t n) {
+  sf_buf_putc(out, '"');
+  for (size_t i = 0; i < n; i++) {
+    uint8_t c = d[i];
+    if (c == '"' || c == '\\')
+      sf_buf_printf(out, "\\%c", c);
+    else if (c == '\n')
+      sf_buf_append(out, "\\n", 2);
+    else if (c >= 0x20 && c < 0x7f)
+      sf_buf_putc(out, (char)c);
+    else
+      sf_buf_printf(out, "\\x%02x", c);
+  }
+  sf_buf_putc(out, '"');
+}
+
+/* seqfuzz seed: one seed input per example file (a library's test documents,
+ * another fuzzer's corpus), the file's bytes put in the template where it
+ * says @FILE@. */
+int cmd_seed(int argc, char **argv) {
+  static const char *pos[4096];
+  const char *dir = cli_option(argc, argv, "--output", "-o");
+  int npos = cli_positionals(argc, argv, pos, 4096);
+  if (npos < 3 || !dir)
+    return cli_error("usage: seqfuzz seed API TEMPLATE FILE... -o DIR (TEMPLATE: a text sequence "
+                     "where @FILE@ stands for each file's bytes)");
+  if (mkdir(dir, 0777) && errno != EEXIST) return cli_error("%s: cannot create directory", dir);
+  sf_buf tmpl = {0};
+  if (cli_read_file(pos[1], &tmpl)) return cli_error("%s: cannot read", pos[1]);
+  sf_api *api = cli_load_api(pos[0]);
+  if (!api) {
+    sf_buf_free(&tmpl);
+    return 1;
+  }
+  sf_buf text = {0}, file = {0}, enc = {0};
+  sf_seq s;
+  sf_seq_init(&s, api);
+  int rc = 0;
+  for (int i = 2; i < npos && rc == 0; i++) {
+    sf_buf_reset(&file);
+    sf_buf_reset(&text);
+    sf_buf_reset(&enc);
+    if (cli_read_file(pos[i], &file)) {
+      rc = cli_error("%s: cannot read", pos[i]);
+      break;
+    }
+    /* Substitute every @FILE@ of the template. */
+    const char *t = (const char *)tmpl.data, *end = t + tmpl.len, *at;
+    while (t < end && (at = memmem(t, (size_t)(end - t), "@FILE@", 6))) {
+      sf_buf_append(&text, t, (size_t)(at - t));
+      append_literal(&text, file.data, file.len);
+      t = at + 6;
+    }
+    sf_buf_append(&text, t, (size_t)(end - t));
+    char err[512], path[4096];
+    const char *base = strrchr(pos[i], '/');
+    snprintf(path, sizeof path, "%s/%s", dir, base ? base + 1 : pos[i]);
+    if (sf_seq_parse_text(&s, api, (const char *)text.data, text.len, pos[1], err, sizeof err)) {
+      rc = cli_error("%s with %s: %s", pos[1], pos[i], err);
+    } else if (sf_seq_encode(&s, &enc) || cli_write_file(path, enc.data, enc.len)) {
+      rc = cli_error("%s: cannot write", path);
+    }
+  }
+  sf_buf_free(&text);
+  sf_buf_free(&file);
+  sf_buf_free(&enc);
+  sf_buf_free(&tmpl);
+  sf_seq_free(&s);
   sf_api_free(api);
   return rc;
 }

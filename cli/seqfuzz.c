@@ -16,6 +16,8 @@ static const struct {
     {"show", cmd_show, "API INPUT", "print an input (binary or text) as text"},
     {"encode", cmd_encode, "API TEXT -o INPUT", "encode a text sequence into a binary input"},
     {"run", cmd_run, "API INPUT [--lib LIB]", "execute an input once, printing each call"},
+    {"seed", cmd_seed, "API TEMPLATE FILE... -o DIR",
+     "one seed input per file: its bytes where the text sequence TEMPLATE says @FILE@"},
     {"gen", cmd_gen, "API -o DIR [-n COUNT] [--calls N] [--seed S]",
      "write random valid inputs (a starting corpus)"},
     {"min", cmd_min,

@@ -16,7 +16,9 @@
 #                              PKG (cached); prints the source directory
 #   seqfuzz_fuzzer NAME API INCDIRS LIBS...
 #                              embed API and link $OUT/NAME against LIBS
-#   seqfuzz_seeds NAME API DIR encode DIR/*.seq into $OUT/NAME_seed_corpus.zip
+#   seqfuzz_seeds NAME API DIR [FILE...]
+#                              encode DIR/*.seq (and DIR/*.seq.in once per FILE)
+#                              into $OUT/NAME_seed_corpus.zip
 #   own_fuzzer NAME SRC INCDIRS LIBS...
 #                              build a plain (hand-written) harness $OUT/NAME
 #                              (SRC is listed in $OUT/harness-sources.txt, which
@@ -134,13 +136,21 @@ seqfuzz_fuzzer() {
   log "built $OUT/$name"
 }
 
-# seqfuzz_seeds NAME API DIR: the text seeds DIR/*.seq, encoded, as
+# seqfuzz_seeds NAME API DIR [FILE...]: the text seeds DIR/*.seq, encoded,
+# and the templates DIR/*.seq.in instantiated with each FILE, as
 # $OUT/NAME_seed_corpus.zip (a seed that does not parse fails the build).
 seqfuzz_seeds() {
-  local name=$1 api=$2 dir=$3 tmp
+  local name=$1 api=$2 dir=$3 tmp t
+  shift 3
   tmp=$(mktemp -d)
   for s in "$dir"/*.seq; do
     "$SEQFUZZ" encode "$api" "$s" -o "$tmp/$(basename "$s" .seq)"
+  done
+  # Templates DIR/*.seq.in, once per example FILE (seqfuzz seed): the same
+  # documents the library's own harness starts from.
+  for t in "$dir"/*.seq.in; do
+    [ -e "$t" ] && [ $# -gt 0 ] || continue
+    "$SEQFUZZ" seed "$api" "$t" "$@" -o "$tmp/$(basename "$t" .seq.in)"
   done
   rm -f "$OUT/${name}_seed_corpus.zip"
   (cd "$tmp" && zip -q -r "$OUT/${name}_seed_corpus.zip" .)

@@ -49,6 +49,16 @@ expect run-nolib 3 "symbol not found|cannot open|No such file" -- "$sf" run "$ap
 expect gen 0 "" -- "$sf" gen "$api" -o "$work/gen" -n 5 --calls 6
 n=$(ls "$work/gen" | wc -l)
 [ "$n" = 5 ] && pass gen-count || fail "gen-count: $n"
+# seed: each file's bytes (quotes, backslashes, NUL, newlines) land in the template.
+printf 'h1 = kv_open(4, 0);\nkv_put(h1, "k", @FILE@);\nkv_del(h1, @FILE@);\n' >"$work/t.seq.in"
+printf 'a"b\\c\nd' >"$work/f1"
+printf 'x\001y' >"$work/f2"
+expect seed 0 "" -- "$sf" seed "$api" "$work/t.seq.in" "$work/f1" "$work/f2" -o "$work/seeded"
+"$sf" show "$api" "$work/seeded/f1" >"$work/f1.shown"
+grep -qF 'kv_put(h1, "k", "a\"b\\c\nd");' "$work/f1.shown" && grep -qF 'kv_del(h1, "a\"b\\c\nd");' "$work/f1.shown" &&
+  [ -f "$work/seeded/f2" ] && pass seed-content || { fail seed-content; cat "$work/f1.shown"; }
+printf 'h1 = kv_open(@FILE@);\n' >"$work/badt.seq.in"
+expect seed-bad 1 "badt.seq.in with .*f1" -- "$sf" seed "$api" "$work/badt.seq.in" "$work/f1" -o "$work/seeded2"
 expect embed 0 "" -- "$sf" embed "$api" -o "$work/e.c"
 grep -q '{"kv_open", (void \*)&kv_open}' "$work/e.c" && pass embed-table || fail embed-table
 echo "$passes passed, $fails failed"

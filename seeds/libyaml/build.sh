@@ -19,7 +19,9 @@ rm -f "$WORK/libyaml.a"
 ar rcs "$WORK/libyaml.a" "${objs[@]}"
 
 seqfuzz_fuzzer libyaml_seqfuzz "$here/libyaml.api" "$src/include $here" "$WORK/libyaml.a"
-seqfuzz_seeds libyaml_seqfuzz "$here/libyaml.api" "$here/seeds"
+# Hand-written seeds, and seeds made from the documents the own harness
+# starts from (its seed corpus below), so that both start from the same inputs.
+seqfuzz_seeds libyaml_seqfuzz "$here/libyaml.api" "$here/seeds" "$src"/examples/* "$src"/regression-inputs/*
 cp "$here/libyaml.dict" "$OUT/libyaml_seqfuzz.dict"
 printf '[libfuzzer]\ndict = libyaml_seqfuzz.dict\n' >"$OUT/libyaml_seqfuzz.options"
 
