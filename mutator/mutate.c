@@ -410,19 +410,20 @@ static void count_output(sf_mutator *m, const uint8_t *out, size_t n) {
 
 #define CANDIDATE_TRIES 4
 
-size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_t *out,
-                         size_t max_size, uint64_t seed) {
-  sf_rng_seed(&m->rng, seed);
-  load_input(m, data, size);
+/* The next mutation of m->cur (the schedule's choice unless opt.only). */
+static sf_mutation next_mutation(sf_mutator *m, bool crossover) {
+  if (m->opt.only != SF_MUT_MIX) return m->opt.only;
+  uint32_t dc, dp;
+  return sf_sched_pick(&m->sched, &m->rng, m->cur.ncalls, longest_bytes_arg(&m->cur, &dc, &dp),
+                       m->cur.ncalls < m->opt.max_calls, crossover);
+}
+
+/* Mutate m->cur (loaded) into out; first_op: the first candidate's mutation. */
+static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, uint8_t *out, size_t max_size) {
   size_t n = 0;
   for (int t = 0; t < CANDIDATE_TRIES; t++) {
     int rc;
-    sf_mutation op = m->opt.only;
-    if (op == SF_MUT_MIX) {
-      uint32_t dc, dp;
-      op = sf_sched_pick(&m->sched, &m->rng, m->cur.ncalls, longest_bytes_arg(&m->cur, &dc, &dp),
-                         m->cur.ncalls < m->opt.max_calls);
-    }
+    sf_mutation op = t == 0 ? first_op : next_mutation(m, false);
     if (op == SF_MUT_SPLICE && !sf_pool_size(m->pool))
       op = m->cur.ncalls < m->opt.max_calls ? SF_MUT_REPEAT : SF_MUT_CHANGE;
     switch (op) {
@@ -460,6 +461,13 @@ size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_
   return n;
 }
 
+size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_t *out,
+                         size_t max_size, uint64_t seed) {
+  sf_rng_seed(&m->rng, seed);
+  load_input(m, data, size);
+  return mutate_loaded(m, next_mutation(m, false), out, max_size);
+}
+
 size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const uint8_t *d2,
                             size_t s2, uint8_t *out, size_t max_size, uint64_t seed) {
   sf_rng_seed(&m->rng, seed);
@@ -478,6 +486,13 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
     noreus = e2->nvals;
   }
   load_input(m, d1, s1);
+  /* The engine asks for a crossover; the schedule may prefer a mutation of
+   * the first input, when crossovers have paid less. */
+  sf_mutation op = m->opt.only == SF_MUT_MIX ? next_mutation(m, true) : SF_MUT_CROSSOVER;
+  if (op != SF_MUT_CROSSOVER) {
+    free(copy);
+    return mutate_loaded(m, op, out, max_size);
+  }
   size_t n = 0;
   m->last_mut = SF_MUT_CROSSOVER;
   for (int t = 0; t < CANDIDATE_TRIES; t++) {

@@ -5,8 +5,16 @@
 
 /* The base mix, in percent (Randoop-style growth first). */
 static const double base_weight[SF_MUT_COUNT] = {
-    [SF_MUT_EXTEND] = 33,  [SF_MUT_INSERT] = 14, [SF_MUT_REMOVE] = 10, [SF_MUT_CHANGE] = 19,
-    [SF_MUT_DOCUMENT] = 8, [SF_MUT_REPEAT] = 7,  [SF_MUT_SPLICE] = 9,
+    [SF_MUT_EXTEND] = 33,
+    [SF_MUT_INSERT] = 14,
+    [SF_MUT_REMOVE] = 10,
+    [SF_MUT_CHANGE] = 19,
+    [SF_MUT_DOCUMENT] = 8,
+    [SF_MUT_REPEAT] = 7,
+    [SF_MUT_SPLICE] = 9,
+    /* Only where the engine asks for a crossover (half of libFuzzer's calls),
+     * competing there with the mutations of its first input. */
+    [SF_MUT_CROSSOVER] = 50,
 };
 
 #define FLOOR    0.25    /* share of the choice that stays with the base mix */
@@ -52,22 +60,23 @@ static bool growing(int k) {
 }
 
 sf_mutation sf_sched_pick(sf_schedule *s, sf_rng *r, uint32_t ncalls, bool has_document,
-                          bool can_grow) {
+                          bool can_grow, bool crossover) {
   if (s->adaptive && ++s->since_update >= REFRESH) {
     s->since_update = 0;
     update_weights(s);
   }
-  if (ncalls == 0) return SF_MUT_EXTEND;
+  if (ncalls == 0) return crossover ? SF_MUT_CROSSOVER : SF_MUT_EXTEND;
+  int last = crossover ? SF_MUT_CROSSOVER : SF_MUT_CROSSOVER - 1;
   double total = 0;
-  for (int k = 1; k < SF_MUT_CROSSOVER; k++)
+  for (int k = 1; k <= last; k++)
     if ((k != SF_MUT_DOCUMENT || has_document) && (can_grow || !growing(k))) total += s->weight[k];
   double x = (double)sf_rng_below(r, 1u << 30) / (double)(1u << 30) * total;
-  for (int k = 1; k < SF_MUT_CROSSOVER; k++) {
+  for (int k = 1; k <= last; k++) {
     if ((k == SF_MUT_DOCUMENT && !has_document) || (!can_grow && growing(k))) continue;
     if (x < s->weight[k]) return (sf_mutation)k;
     x -= s->weight[k];
   }
-  return SF_MUT_CHANGE;
+  return crossover ? SF_MUT_CROSSOVER : SF_MUT_CHANGE;
 }
 
 void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op) {

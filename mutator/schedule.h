@@ -37,9 +37,11 @@ typedef struct sf_schedule {
 void sf_sched_init(sf_schedule *s, bool adaptive);
 /* The next mutation to make for an input of ncalls calls; has_document: it
  * has a string or buffer of 16 bytes or more; can_grow: it is shorter than
- * the length limit (else growing it would only be cut back). */
+ * the length limit (else growing it would only be cut back); crossover: the
+ * engine asked for a crossover, which is then one of the choices (the
+ * others apply to its first input). */
 sf_mutation sf_sched_pick(sf_schedule *s, sf_rng *r, uint32_t ncalls, bool has_document,
-                          bool can_grow);
+                          bool can_grow, bool crossover);
 /* An output of mutation op, with its input hash, was emitted. */
 void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op);
 /* The engine kept an input new to the mutator: credit what made it. */

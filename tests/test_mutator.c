@@ -212,7 +212,7 @@ static void count_picks(sf_schedule *sc, sf_rng *r, uint32_t n, bool doc, bool g
                         uint32_t *picks) {
   memset(picks, 0, SF_MUT_COUNT * sizeof *picks);
   for (uint32_t i = 0; i < n; i++)
-    picks[sf_sched_pick(sc, r, 5, doc, grow)]++;
+    picks[sf_sched_pick(sc, r, 5, doc, grow, false)]++;
 }
 
 /* The schedule moves choices toward mutations whose outputs became new
