@@ -107,23 +107,6 @@ int cmd_gen(int argc, char **argv) {
   return rc;
 }
 
-/* "..." with escapes: the text form of a file's bytes as a string literal. */
-static void append_literal(sf_buf *out, const uint8_t *d, size_t n) {
-  sf_buf_putc(out, '"');
-  for (size_t i = 0; i < n; i++) {
-    uint8_t c = d[i];
-    if (c == '"' || c == '\\')
-      sf_buf_printf(out, "\\%c", c);
-    else if (c == '\n')
-      sf_buf_append(out, "\\n", 2);
-    else if (c >= 0x20 && c < 0x7f)
-      sf_buf_putc(out, (char)c);
-    else
-      sf_buf_printf(out, "\\x%02x", c);
-  }
-  sf_buf_putc(out, '"');
-}
-
 /* seqfuzz seed: one seed input per example file (a library's test documents,
  * another fuzzer's corpus), the file's bytes put in the template where it
  * says @FILE@. */
@@ -158,7 +141,7 @@ int cmd_seed(int argc, char **argv) {
     const char *t = (const char *)tmpl.data, *end = t + tmpl.len, *at;
     while (t < end && (at = memmem(t, (size_t)(end - t), "@FILE@", 6))) {
       sf_buf_append(&text, t, (size_t)(at - t));
-      append_literal(&text, file.data, file.len);
+      sf_seq_print_string(&text, file.data, file.len);
       t = at + 6;
     }
     sf_buf_append(&text, t, (size_t)(end - t));

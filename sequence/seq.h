@@ -204,6 +204,8 @@ int sf_seq_encode_header(const sf_api *api, sf_buf *out);
 int sf_seq_print(const sf_seq *s, sf_buf *out);
 /* Print one call (no newline). */
 int sf_seq_print_call(const sf_seq *s, uint32_t ci, sf_buf *out);
+/* Print bytes as a string literal of the text form ("a\"b\x01"). */
+int sf_seq_print_string(sf_buf *out, const uint8_t *d, size_t n);
 /* Parse text into s (initialized, cleared first). On error returns -1 with
  * `path:line:col: message` in err; the sequence is then unspecified. */
 int sf_seq_parse_text(sf_seq *s, const sf_api *api, const char *text, size_t len, const char *path,

@@ -35,7 +35,7 @@ static int print_number(sf_buf *out, sf_kind k, uint64_t bits) {
   return sf_buf_printf(out, "%llu", (unsigned long long)bits);
 }
 
-static int print_quoted(sf_buf *out, const uint8_t *d, size_t n) {
+int sf_seq_print_string(sf_buf *out, const uint8_t *d, size_t n) {
   int rc = sf_buf_putc(out, '"');
   for (size_t i = 0; i < n && rc == 0; i++) {
     uint8_t c = d[i];
@@ -58,7 +58,7 @@ static int print_bytes(sf_buf *out, sf_kind elem, const uint8_t *d, size_t n) {
     size_t printable = 0;
     for (size_t i = 0; i < n; i++)
       printable += (d[i] >= 0x20 && d[i] < 0x7f) || d[i] == '\n';
-    if (n == 0 || printable * 4 >= n * 3) return print_quoted(out, d, n);
+    if (n == 0 || printable * 4 >= n * 3) return sf_seq_print_string(out, d, n);
     int rc = sf_buf_printf(out, "x\"");
     for (size_t i = 0; i < n && rc == 0; i++)
       rc = sf_buf_printf(out, "%02x", d[i]);
@@ -99,7 +99,7 @@ static int print_arg(const sf_seq *s, const sf_param *p, const sf_arg *a, sf_buf
   }
   case SF_STRING:
     if (a->bits) return sf_buf_printf(out, "NULL");
-    return print_quoted(out, sf_seq_bytes(s, a), a->len);
+    return sf_seq_print_string(out, sf_seq_bytes(s, a), a->len);
   case SF_BUFFER:
   case SF_ARRAY:
     return print_bytes(out, p->elem, sf_seq_bytes(s, a), a->len);
