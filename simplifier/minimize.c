@@ -232,7 +232,19 @@ static bool pass_replace(minimizer *z) {
   return any;
 }
 
-/* Merge: a handle argument takes an earlier value of the same type. */
+/* Whether another input handle parameter of call ci already takes value w. */
+static bool call_passes(const sf_seq *s, uint32_t ci, uint32_t except, uint64_t w) {
+  const sf_func *f = sf_seq_func(s, ci);
+  for (uint32_t q = 0; q < f->nparams; q++)
+    if (q != except && f->params[q].kind == SF_HANDLE && sf_param_is_input(&f->params[q]) &&
+        sf_seq_args(s, ci)[q].bits == w)
+      return true;
+  return false;
+}
+
+/* Merge: a handle argument takes an earlier value of the same type. Never
+ * one the call already passes elsewhere: f(h, h) reads as misuse (triage
+ * says so) when the crash did not need the alias. */
 static bool pass_merge(minimizer *z) {
   bool any = false;
   for (uint32_t ci = 0; ci < z->cur.ncalls && !z->out_of_budget; ci++) {
@@ -241,7 +253,8 @@ static bool pass_merge(minimizer *z) {
       if (f->params[p].kind != SF_HANDLE || !sf_param_is_input(&f->params[p])) continue;
       uint64_t v = sf_seq_args(&z->cur, ci)[p].bits;
       for (uint64_t w = 0; w < v && w < z->cur.nvals; w++) {
-        if (z->cur.vals[w].htype != f->params[p].type_index) continue;
+        if (z->cur.vals[w].htype != f->params[p].type_index || call_passes(&z->cur, ci, p, w))
+          continue;
         if (sf_seq_copy(&z->cand, &z->cur)) return any;
         sf_seq_args(&z->cand, ci)[p].bits = w;
         if (try_cand(z)) {

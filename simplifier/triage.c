@@ -91,6 +91,12 @@ static int32_t outermost_api(const stack *st) {
   return -1;
 }
 
+static bool stack_has(const stack *st, int32_t func) {
+  for (unsigned i = 0; i < st->n; i++)
+    if (st->funcs[i] == func) return true;
+  return false;
+}
+
 static bool borrows_handle_of(const sf_func *g, uint32_t htype) {
   for (uint32_t i = 0; i < g->nparams; i++)
     if (g->params[i].kind == SF_HANDLE && sf_param_is_input(&g->params[i]) &&
@@ -108,10 +114,15 @@ sf_verdict sf_triage_classify(const sf_seq *s, const char *text, char *reason, s
 
   /* Aliasing: one handle passed to two parameters of the same call
    * (node_attach(h1, h1)). The grammar cannot forbid it except by consuming
-   * one of them, and libraries rarely allow it. */
+   * one of them, and libraries rarely allow it. Only a call the report's
+   * stacks pass through is suspect: an alias elsewhere (diff(x, x) is often
+   * legal) says nothing about this crash. */
   for (uint32_t ci = 0; ci < s->ncalls; ci++) {
     const sf_func *f = sf_seq_func(s, ci);
     const sf_arg *a = sf_seq_args(s, ci);
+    int32_t fi = (int32_t)s->calls[ci].func;
+    if (!stack_has(&r.crash, fi) && !stack_has(&r.freed, fi) && !stack_has(&r.alloc, fi))
+      continue;
     for (uint32_t i = 0; i < f->nparams; i++)
       for (uint32_t j = i + 1; j < f->nparams; j++)
         if (f->params[i].kind == SF_HANDLE && f->params[j].kind == SF_HANDLE &&

@@ -5,6 +5,8 @@
  * follow JCrasher's rule (a fault inside the directly called function on an
  * argument it never promised to accept is a precondition violation), adapted
  * to C and to what a grammar can get wrong:
+ *  - one handle passed to two parameters of a call that the report's stacks
+ *    pass through (node_attach(h, h)): the grammar should `consume` one;
  *  - a double free or use after free of a handle that a call the grammar says
  *    only borrows it had freed: the parameter should be `consume` (or the
  *    result `owned_by`);

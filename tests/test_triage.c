@@ -1,0 +1,68 @@
+/* Triage's bug-or-misuse rules on hand-written sanitizer reports. */
+#include "test_util.h"
+
+#include "simplifier/triage.h"
+
+/* A library with a two-handle call that may legally alias (a diff of a tree
+ * with itself) and one that may not (attaching a node to itself). */
+static const char *API = "api treelib;\n"
+                         "handle node;\n"
+                         "func node *node_new(int v) error null;\n"
+                         "func void node_free(node *n) destructor;\n"
+                         "func node *node_diff(node *a, node *b) error null;\n"
+                         "func int node_attach(node *parent, node *child) error < 0;\n";
+
+static const char *LEAK_IN_NEW = "==1==ERROR: LeakSanitizer: detected memory leaks\n"
+                                 "\n"
+                                 "Direct leak of 64 byte(s) in 1 object(s) allocated from:\n"
+                                 "    #0 0x1 in malloc\n"
+                                 "    #1 0x2 in node_alloc /src/tree.c:10:3\n"
+                                 "    #2 0x3 in node_new /src/tree.c:20:3\n"
+                                 "    #3 0x4 in ffi_call_unix64\n";
+
+static const char *UAF_IN_ATTACH = "==1==ERROR: AddressSanitizer: heap-use-after-free on address "
+                                   "0x602000000010 at pc 0x1\n"
+                                   "READ of size 8 at 0x602000000010 thread T0\n"
+                                   "    #0 0x1 in link_child /src/tree.c:40:3\n"
+                                   "    #1 0x2 in node_attach /src/tree.c:50:3\n"
+                                   "    #2 0x3 in ffi_call_unix64\n";
+
+static sf_verdict classify(const char *seq_text, const char *report, char *reason) {
+  sf_api *api = parse_api_text(API);
+  sf_seq s;
+  sf_seq_init(&s, api);
+  parse_seq_ok(&s, api, seq_text);
+  sf_verdict v = sf_triage_classify(&s, report, reason, 256);
+  sf_seq_free(&s);
+  sf_api_free(api);
+  return v;
+}
+
+/* An alias in a call the crash does not pass through says nothing. */
+static void test_alias_elsewhere_is_not_misuse(void **state) {
+  (void)state;
+  char reason[256];
+  sf_verdict v = classify("a = node_new(1);\nd = node_diff(a, a);\n", LEAK_IN_NEW, reason);
+  assert_int_equal(v, SF_LIKELY_BUG);
+  assert_non_null(strstr(reason, "node_new"));
+}
+
+/* An alias in the call that crashed is the grammar's likely mistake. */
+static void test_alias_in_crashing_call_is_misuse(void **state) {
+  (void)state;
+  char reason[256];
+  sf_verdict v = classify("a = node_new(1);\nnode_attach(a, a);\n", UAF_IN_ATTACH, reason);
+  assert_int_equal(v, SF_LIKELY_MISUSE);
+  assert_non_null(strstr(reason, "same handle as 'parent' and 'child' of node_attach"));
+  /* Without the alias the same crash is a bug. */
+  v = classify("a = node_new(1);\nb = node_new(2);\nnode_attach(a, b);\n", UAF_IN_ATTACH, reason);
+  assert_int_equal(v, SF_LIKELY_BUG);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_alias_elsewhere_is_not_misuse),
+      cmocka_unit_test(test_alias_in_crashing_call_is_misuse),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
