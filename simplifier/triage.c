@@ -121,8 +121,7 @@ sf_verdict sf_triage_classify(const sf_seq *s, const char *text, char *reason, s
     const sf_func *f = sf_seq_func(s, ci);
     const sf_arg *a = sf_seq_args(s, ci);
     int32_t fi = (int32_t)s->calls[ci].func;
-    if (!stack_has(&r.crash, fi) && !stack_has(&r.freed, fi) && !stack_has(&r.alloc, fi))
-      continue;
+    if (!stack_has(&r.crash, fi) && !stack_has(&r.freed, fi) && !stack_has(&r.alloc, fi)) continue;
     for (uint32_t i = 0; i < f->nparams; i++)
       for (uint32_t j = i + 1; j < f->nparams; j++)
         if (f->params[i].kind == SF_HANDLE && f->params[j].kind == SF_HANDLE &&

@@ -149,6 +149,33 @@ static inline yaml_event_t *glue_parser_parse(yaml_parser_t *p) {
   return e;
 }
 
+/* The loops every libyaml user writes (its tests/run-parser.c and
+ * run-scanner.c, the fuzzers): yaml_parser_parse (scan) until STREAM-END,
+ * deleting each event (token). Returns how many it read, 0 on error. A
+ * parser past STREAM-END hands out empty events (tokens): that ends the
+ * loop too. */
+static inline int glue_parser_parse_all(yaml_parser_t *p) {
+  if (!glue_parser_mode(p, 2)) return 0;
+  for (int n = 1;; n++) {
+    yaml_event_t e;
+    if (!yaml_parser_parse(p, &e)) return 0;
+    int done = e.type == YAML_STREAM_END_EVENT || e.type == YAML_NO_EVENT;
+    yaml_event_delete(&e);
+    if (done) return n;
+  }
+}
+
+static inline int glue_parser_scan_all(yaml_parser_t *p) {
+  if (!glue_parser_mode(p, 1)) return 0;
+  for (int n = 1;; n++) {
+    yaml_token_t t;
+    if (!yaml_parser_scan(p, &t)) return 0;
+    int done = t.type == YAML_STREAM_END_TOKEN || t.type == YAML_NO_TOKEN;
+    yaml_token_delete(&t);
+    if (done) return n;
+  }
+}
+
 /* yaml_parser_load into a fresh document; NULL on failure (the loader has
  * then deleted the document's content itself). */
 static inline yaml_document_t *glue_parser_load(yaml_parser_t *p) {
