@@ -139,8 +139,15 @@ sf_verdict sf_triage_classify(const sf_seq *s, const char *text, char *reason, s
   if ((strcmp(r.kind, "heap-use-after-free") == 0 || strcmp(r.kind, "double-free") == 0) &&
       r.has_freed && r.has_alloc) {
     int32_t g = outermost_api(&r.freed), c = outermost_api(&r.alloc);
-    if (g >= 0 && c >= 0 && api->funcs[c].ret.kind == SF_HANDLE) {
-      uint32_t htype = api->funcs[c].ret.type_index;
+    bool made_handle = g >= 0 && c >= 0 && api->funcs[c].ret.kind == SF_HANDLE;
+    uint32_t htype = made_handle ? api->funcs[c].ret.type_index : 0, made = 0;
+    for (uint32_t v = 0; v < s->nvals; v++)
+      made += s->vals[v].htype == htype;
+    /* Freed and then used inside the one destructor call of the only such
+     * handle: the library's own doing, no ownership the grammar got wrong. */
+    bool inside_destructor = made_handle && g == api->handles[htype].destructor &&
+                             outermost_api(&r.crash) == g && made == 1;
+    if (made_handle && !inside_destructor) {
       /* Calls of the sequence that took such a handle without consuming it. */
       char suspects[160] = "";
       for (uint32_t ci = 0; ci < s->ncalls; ci++) {

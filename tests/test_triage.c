@@ -27,6 +27,24 @@ static const char *UAF_IN_ATTACH = "==1==ERROR: AddressSanitizer: heap-use-after
                                    "    #1 0x2 in node_attach /src/tree.c:50:3\n"
                                    "    #2 0x3 in ffi_call_unix64\n";
 
+/* Freed and used again inside node_free; the memory came from node_new. */
+static const char *UAF_IN_FREE = "==1==ERROR: AddressSanitizer: heap-use-after-free on address "
+                                 "0x602000000010 at pc 0x1\n"
+                                 "READ of size 8 at 0x602000000010 thread T0\n"
+                                 "    #0 0x1 in unlink_all /src/tree.c:60:3\n"
+                                 "    #1 0x2 in node_free /src/tree.c:70:3\n"
+                                 "    #2 0x3 in ffi_call_unix64\n"
+                                 "\n"
+                                 "freed by thread T0 here:\n"
+                                 "    #0 0x1 in free\n"
+                                 "    #1 0x2 in node_free /src/tree.c:68:3\n"
+                                 "    #2 0x3 in ffi_call_unix64\n"
+                                 "\n"
+                                 "previously allocated by thread T0 here:\n"
+                                 "    #0 0x1 in malloc\n"
+                                 "    #1 0x2 in node_new /src/tree.c:20:3\n"
+                                 "    #2 0x3 in ffi_call_unix64\n";
+
 static sf_verdict classify(const char *seq_text, const char *report, char *reason) {
   sf_api *api = parse_api_text(API);
   sf_seq s;
@@ -59,10 +77,25 @@ static void test_alias_in_crashing_call_is_misuse(void **state) {
   assert_int_equal(v, SF_LIKELY_BUG);
 }
 
+/* With two nodes, one freeing the other means a call took ownership the
+ * grammar did not declare; with one node, the destructor broke itself. */
+static void test_free_inside_destructor(void **state) {
+  (void)state;
+  char reason[256];
+  sf_verdict v =
+      classify("a = node_new(1);\nb = node_new(2);\nnode_attach(a, b);\n", UAF_IN_FREE, reason);
+  assert_int_equal(v, SF_LIKELY_MISUSE);
+  assert_non_null(strstr(reason, "calls that took one: node_diff, node_attach") ||
+                  strstr(reason, "calls that took one: node_attach"));
+  v = classify("a = node_new(1);\n", UAF_IN_FREE, reason);
+  assert_int_equal(v, SF_LIKELY_BUG);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_alias_elsewhere_is_not_misuse),
       cmocka_unit_test(test_alias_in_crashing_call_is_misuse),
+      cmocka_unit_test(test_free_inside_destructor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
