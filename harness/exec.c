@@ -89,6 +89,11 @@ void sf_call_outcome_print(const sf_seq *s, const sf_call_outcome *o, sf_buf *li
   if (o->failed) sf_buf_printf(line, "  (error by the API's convention)");
 }
 
+bool sf_run_complete(const sf_run_result *r, const sf_seq *s) {
+  return r->status == SF_RUN_OK ||
+         (r->status == SF_RUN_ERROR_RESULT && r->stop_call + 1 == s->ncalls);
+}
+
 const char *sf_run_status_name(sf_run_status st) {
   switch (st) {
   case SF_RUN_OK:

@@ -7,7 +7,8 @@
  * LLVMFuzzerTestOneInput decodes and executes one sequence (bytes that are
  * not a seqfuzz input run the sequence the mutator generates from them, see
  * sf_mutator_interpret). Runs that stopped at an illegal call (legality
- * pruning) return -1 so libFuzzer keeps them out of the corpus; with
+ * pruning; a last call failing by the error convention is legal, see
+ * sf_run_complete) return -1 so libFuzzer keeps them out of the corpus; with
  * SEQFUZZ_OSSFUZZ it returns only 0, as OSS-Fuzz requires. Options:
  * harness/options.def (environment variables). */
 #include <stdio.h>
@@ -270,30 +271,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   if (G.opt.trace) return trace_run(seq);
-  sf_run_status st;
+  bool complete;
   sf_cmp_trace_begin();
   if (G.channel) {
     /* AFL++: the mutator cannot run inputs, so every run records everything. */
     sf_feedback *fb = sf_channel_record(G.channel);
-    st = sf_feedback_run(G.exec, seq, hash, fb);
+    sf_feedback_run(G.exec, seq, hash, fb);
+    complete = fb->stop_call == seq->ncalls;
     fb->magic = 0; /* rewritten below, once the comparisons are in */
     fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
     __atomic_store_n(&fb->magic, SF_FB_MAGIC, __ATOMIC_RELEASE);
   } else {
     /* libFuzzer: a plain run; the mutator asks for observers when it needs them. */
     sf_run_result r;
-    st = sf_exec_run(G.exec, seq, NULL, &r);
+    sf_exec_run(G.exec, seq, NULL, &r);
+    complete = sf_run_complete(&r, seq);
     G.local.version = SF_FB_VERSION;
     G.local.input_hash = hash;
-    G.local.status = st;
+    G.local.status = r.status;
     G.local.ncalls = seq->ncalls;
-    G.local.stop_call = st == SF_RUN_OK ? seq->ncalls : r.stop_call;
+    G.local.stop_call = complete ? seq->ncalls : r.stop_call;
     G.local.nvalues = 0;
     G.local.ncmp = sf_cmp_trace_end(G.local.cmp, SF_FB_MAX_CMP);
     G.local.magic = SF_FB_MAGIC;
     sf_mutator_note_run(G.mut, &G.local);
   }
-  if (st == SF_RUN_OK) return 0;
+  if (complete) return 0;
   G.illegal++;
   return G.opt.legality ? REJECT : 0;
 }

@@ -82,12 +82,14 @@ int sf_mut_copy_calls(sf_mutator *m, sf_seq *dst, const sf_seq *src, uint32_t fr
 }
 
 /* Composition (Randoop's option b): append the legal calls of a pool entry
- * that has a reusable value of type htype. */
+ * that has a reusable value of type htype (not a failed last call: the
+ * caller's call comes after them). */
 static bool splice_provider(sf_mutator *m, sf_seq *s, uint32_t htype) {
   for (int tries = 0; tries < 4; tries++) {
     const sf_pool_entry *e = sf_pool_pick(m->pool, sf_rng_next(&m->rng));
     if (!e || sf_seq_decode(&m->other, m->api, e->data, e->size) != SF_DECODE_OK) return false;
-    uint32_t upto = e->legal_calls < m->other.ncalls ? e->legal_calls : m->other.ncalls;
+    uint32_t ext = sf_pool_extendable(e);
+    uint32_t upto = ext < m->other.ncalls ? ext : m->other.ncalls;
     if (upto == 0 || s->ncalls + upto > m->opt.max_calls) continue;
     bool has = false;
     for (uint32_t v = 0; v < m->other.nvals && !has; v++)

@@ -91,12 +91,13 @@ const sf_seq *sf_mutator_last_output(const sf_mutator *m, uint64_t hash) {
 
 /* What is known of an input: its pool entry, adding it with a run by the
  * runner if it is new and not the engine's last run. *legal receives the
- * calls known to be legal. */
+ * calls known to be legal, *fails_last whether the last of them failed. */
 static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n, uint64_t h,
-                                       uint32_t *legal) {
+                                       uint32_t *legal, bool *fails_last) {
   const sf_pool_entry *e = sf_pool_find(m->pool, h);
   if (!e && sf_feedback_valid(&m->noted, h)) {
     *legal = m->noted.stop_call; /* an intermediate input: legality only */
+    *fails_last = sf_feedback_fails_last(&m->noted);
     return NULL;
   }
   if (!e && m->runner) {
@@ -107,6 +108,7 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
     sf_mut_absorb_cmp(m, &m->scratch);
   }
   *legal = e ? e->legal_calls : SF_LEGAL_UNKNOWN;
+  *fails_last = e && e->fails_last;
   return e;
 }
 
@@ -132,10 +134,22 @@ const char *sf_mutator_last_op(const sf_mutator *m) {
 
 /* ---- mutations (each reads m->cur, writes m->next) ---------------------- */
 
+/* Mutations that append calls after cur's calls first drop a last call that
+ * failed (legally, sf_run_complete): a call after it would never run. The
+ * others keep it, so that its arguments can still be mutated. */
+static void drop_failed_last(sf_mutator *m) {
+  if (!m->cur_fails_last) return;
+  m->cur_fails_last = false;
+  if (m->cur.ncalls) sf_seq_truncate(&m->cur, m->cur.ncalls - 1);
+}
+
 static int mut_insert(sf_mutator *m, bool at_end) {
   const sf_seq *src = &m->cur;
   m->last_op = at_end ? "extend" : "insert";
-  uint32_t pos = at_end ? src->ncalls : (uint32_t)sf_rng_below(&m->rng, src->ncalls + 1);
+  if (at_end) drop_failed_last(m);
+  /* Not after a failed last call. */
+  uint32_t room = src->ncalls - (m->cur_fails_last ? 1 : 0);
+  uint32_t pos = at_end ? src->ncalls : (uint32_t)sf_rng_below(&m->rng, room + 1);
   uint64_t *map = sf_mut_make_map(m, 0, src->nvals);
   if (!map) return -1;
   sf_mut_begin_next(m);
@@ -294,6 +308,7 @@ static int mut_arg(sf_mutator *m, bool document_only) {
 
 /* Repeat an existing call a few times at the end. */
 static int mut_repeat(sf_mutator *m) {
+  drop_failed_last(m);
   if (!m->cur.ncalls) return mut_insert(m, true);
   if (copy_cur(m)) return -1;
   m->last_op = "repeat";
@@ -317,6 +332,7 @@ static int mut_repeat(sf_mutator *m) {
 /* Splice: a prefix of cur with calls of other; other's handles are renamed
  * onto cur's alive values of the same type where their producer was cut. */
 static int splice(sf_mutator *m, const uint8_t *oreus, uint32_t noreus) {
+  drop_failed_last(m); /* b's calls may follow all of cur's */
   const sf_seq *a = &m->cur, *b = &m->other;
   m->last_op = "splice";
   uint32_t cut_a = a->ncalls ? (uint32_t)sf_rng_below(&m->rng, a->ncalls + 1) : 0;
@@ -344,7 +360,8 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
   bool ours = m->last_out_valid && m->last_out == h;
   m->last_out_valid = false; /* m->next is about to change */
   uint32_t legal;
-  const sf_pool_entry *e = know_input(m, d, n, h, &legal);
+  bool fails_last;
+  const sf_pool_entry *e = know_input(m, d, n, h, &legal, &fails_last);
   if (ours) {
     sf_seq tmp = m->cur;
     m->cur = m->next;
@@ -353,6 +370,7 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
     sf_seq_clear(&m->cur);
   }
   m->ncur_reus = 0;
+  m->cur_fails_last = fails_last && legal == m->cur.ncalls;
   if (!m->opt.no_legality && legal < m->cur.ncalls) {
     sf_seq_truncate(&m->cur, legal);
     m->stats.pruned_illegal++;
@@ -473,7 +491,9 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
   sf_rng_seed(&m->rng, seed);
   m->last_out_valid = false;
   uint32_t legal2;
-  const sf_pool_entry *e2 = know_input(m, d2, s2, sf_feedback_input_hash(d2, s2), &legal2);
+  bool fails_last2; /* other's failed last call may stay last: splice puts it at the end */
+  const sf_pool_entry *e2 =
+      know_input(m, d2, s2, sf_feedback_input_hash(d2, s2), &legal2, &fails_last2);
   if (sf_seq_decode(&m->other, m->api, d2, s2) != SF_DECODE_OK) sf_seq_clear(&m->other);
   if (!m->opt.no_legality && legal2 < m->other.ncalls) sf_seq_truncate(&m->other, legal2);
   /* load_input after other: it may add to the pool, which e2 points into. */

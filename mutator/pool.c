@@ -122,6 +122,7 @@ const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
     e->nvals = 0;
     e->hash = 0;
     e->legal_calls = SF_LEGAL_UNKNOWN;
+    e->fails_last = false;
     if (!indexed) index_insert(p, 0, (size_t)(e - p->entries));
     return NULL;
   }
@@ -130,6 +131,7 @@ const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
   if (size) memcpy(e->data, data, size);
   e->nvals = nvals;
   e->legal_calls = fb ? fb->stop_call : SF_LEGAL_UNKNOWN;
+  e->fails_last = fb && sf_feedback_fails_last(fb);
   for (uint32_t v = 0; v < nvals; v++) {
     uint64_t st = fb->state[v];
     /* The first input to reach a state keeps the value reusable. */

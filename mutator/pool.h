@@ -19,6 +19,7 @@ typedef struct sf_pool_entry {
   uint8_t *data;
   size_t size;
   uint32_t legal_calls; /* calls known to run legally, or SF_LEGAL_UNKNOWN */
+  bool fails_last;      /* the last of them failed legally (sf_feedback_fails_last) */
   uint32_t nvals;       /* entries in reusable[] */
   uint8_t *reusable;    /* per value id: 0 when its state was seen before */
   size_t data_cap;      /* storage kept when the entry is replaced */
@@ -26,6 +27,12 @@ typedef struct sf_pool_entry {
 } sf_pool_entry;
 
 typedef struct sf_pool sf_pool;
+
+/* The calls of e that later calls may follow: its legal calls, less a last
+ * call that failed (nothing may be built on a failure). */
+static inline uint32_t sf_pool_extendable(const sf_pool_entry *e) {
+  return e->legal_calls - (e->fails_last ? 1 : 0);
+}
 
 /* capacity: most entries kept. equivalence: compute reusable flags from
  * states (else every value is reusable). NULL on OOM. */

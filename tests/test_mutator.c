@@ -334,6 +334,64 @@ static void test_legality_filter(void **state) {
   sf_buf_free(&in);
 }
 
+/* The last call of s with a string argument containing tag, or -1. (A
+ * changed argument may take the tag too: strings are reused.) */
+static int call_with_string(const sf_seq *s, const char *tag) {
+  for (uint32_t ci = s->ncalls; ci-- > 0;) {
+    const sf_func *f = sf_seq_func(s, ci);
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      const sf_arg *a = &sf_seq_args(s, ci)[i];
+      if (f->params[i].kind == SF_STRING && a->len &&
+          memmem(sf_seq_bytes(s, a), a->len, tag, strlen(tag)))
+        return (int)ci;
+    }
+  }
+  return -1;
+}
+
+/* A run whose last call failed by the error convention is legal: the
+ * mutations keep that call (so its arguments can change) but never put a
+ * call after it; the ones that append drop it. */
+static void test_failed_last_call(void **state) {
+  (void)state;
+  sf_buf in = {0};
+  encode_text("h1 = kv_open(8, 0);\nkv_put(h1, \"k\", \"v\");\nkv_put(h1, \"zq-failed\", \"b\");\n",
+              &in);
+  uint64_t states[1] = {0};
+  sf_feedback fb;
+  fake_feedback(&fb, &in, 3, 3, 1, states);
+  fb.status = 1; /* SF_RUN_ERROR_RESULT, at the last call */
+  assert_true(sf_feedback_fails_last(&fb));
+  const sf_mutation ops[] = {SF_MUT_EXTEND, SF_MUT_INSERT, SF_MUT_REPEAT, SF_MUT_CHANGE,
+                             SF_MUT_REMOVE};
+  for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+    sf_mutator_options opt = {.only = ops[k]};
+    sf_mutator *m = sf_mutator_new(demo, &opt);
+    sf_seq s;
+    sf_seq_init(&s, demo);
+    uint8_t out[4096];
+    int kept = 0;
+    for (uint64_t seed = 0; seed < 200; seed++) {
+      sf_mutator_note_run(m, &fb);
+      size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+      check_output(demo, &s, out, n, sizeof out, 64);
+      int c = call_with_string(&s, "zq-failed");
+      if (c < 0) continue;
+      assert_int_equal((uint32_t)c, s.ncalls - 1); /* nothing after the failure */
+      kept++;
+    }
+    if (ops[k] == SF_MUT_EXTEND || ops[k] == SF_MUT_REPEAT)
+      assert_int_equal(kept, 0);
+    else if (ops[k] == SF_MUT_INSERT)
+      assert_true(kept > 150); /* all but a few candidates that could not be built */
+    else
+      assert_true(kept > 20); /* changed or removed another call, or kept its prefix */
+    sf_seq_free(&s);
+    sf_mutator_free(m);
+  }
+  sf_buf_free(&in);
+}
+
 /* Equivalence (a): repeated candidates are replaced. */
 static void test_duplicate_filter(void **state) {
   (void)state;
@@ -457,6 +515,7 @@ int main(void) {
       cmocka_unit_test(test_schedule_credit_through_mutator),
       cmocka_unit_test(test_interpretation_is_deterministic),
       cmocka_unit_test(test_legality_filter),
+      cmocka_unit_test(test_failed_last_call),
       cmocka_unit_test(test_duplicate_filter),
       cmocka_unit_test(test_index_pruning),
       cmocka_unit_test(test_mutations_stay_valid),
