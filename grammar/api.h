@@ -111,6 +111,10 @@ typedef struct sf_func {
   uint32_t *invalidated_by; /* function indexes */
   uint32_t ninvalidated_by;
   const char *release; /* symbol that frees a returned string/buffer, or NULL */
+  /* `inverse_of`: this function parses the text that function prints (its
+   * index, or -1): f(print(x)) builds a value equal to x. The simplifier uses
+   * it to replace a value built by many calls with one parse of its text. */
+  int32_t inverse_of;
   /* Derived: how many handles a call produces (result + out parameters). */
   uint32_t nproduced;
   uint32_t line; /* where the function was declared */

@@ -18,7 +18,7 @@
 #define MAX_ERRORS 20
 
 typedef struct pending_ref {
-  uint32_t func, slot;
+  uint32_t func, slot; /* slot UINT32_MAX: the inverse_of printer, else invalidated_by[slot] */
   char *name;
   uint32_t line, col;
 } pending_ref;
@@ -697,6 +697,29 @@ static bool parse_error_conv(parser *ps, sf_func *f) {
   return fail_at(ps, &ps->tok, "expected 'null' or a comparison (== != < <= > >=)");
 }
 
+/* `inverse_of PRINTER` on a parser: one input, a string; one handle result
+ * the caller owns. The printer is checked once it is known (resolve_pending). */
+static bool parse_inverse_of(parser *ps, sf_func *f, uint32_t fidx, const sf_tok *at) {
+  uint32_t nin = 0, nstr = 0;
+  for (uint32_t j = 0; j < f->nparams; j++) {
+    if (!sf_param_is_input(&f->params[j])) continue;
+    nin++;
+    nstr += f->params[j].kind == SF_STRING && !(f->params[j].flags & SF_P_NULLABLE);
+  }
+  if (f->ret.kind != SF_HANDLE || f->nparams != nin || nin != 1 || nstr != 1)
+    return fail_at(ps, at, "inverse_of needs a function of one string returning a handle");
+  if (f->owner_param >= 0) return fail_at(ps, at, "inverse_of needs a result the caller owns");
+  if (f->inverse_of >= 0) return fail_at(ps, at, "inverse_of given twice");
+  f->inverse_of = 0; /* set by resolve_pending */
+  pending_ref *r = push(&ps->pending, &ps->npending, sizeof *r);
+  if (!r) return oom(ps);
+  r->func = fidx;
+  r->slot = UINT32_MAX;
+  r->line = ps->tok.line;
+  r->col = ps->tok.col;
+  return expect_ident(ps, "a function name", &r->name);
+}
+
 static bool parse_func(parser *ps) {
   sf_api *api = ps->api;
   type_spec rt;
@@ -706,6 +729,7 @@ static bool parse_func(parser *ps) {
   sf_func *f = push(&api->funcs, &api->nfuncs, sizeof *f);
   if (!f) return oom(ps);
   f->owner_param = -1;
+  f->inverse_of = -1;
   f->line = ps->tok.line;
   f->ret.len_param = f->ret.len_of = -1;
   f->ret.kind = rt.kind;
@@ -797,6 +821,8 @@ static bool parse_func(parser *ps) {
         if (!slot) return oom(ps);
         r->slot = f->ninvalidated_by - 1;
       } while (accept(ps, ","));
+    } else if (accept(ps, "inverse_of")) {
+      if (!parse_inverse_of(ps, f, fidx, &at)) return false;
     } else if (accept(ps, "release")) {
       if (f->ret.kind != SF_STRING) return fail_at(ps, &at, "only string results are released");
       if (f->release) return fail_at(ps, &at, "release given twice");
@@ -880,6 +906,19 @@ static void resolve_pending(parser *ps) {
     int32_t fi = sf_api_find_func(ps->api, r->name);
     if (fi < 0) {
       fail(ps, r->line, r->col, "no function named '%s'", r->name);
+      continue;
+    }
+    if (r->slot == UINT32_MAX) {
+      /* The printer: a string of one handle of the parser's result type. */
+      sf_func *parser_f = &ps->api->funcs[r->func];
+      const sf_func *g = &ps->api->funcs[fi];
+      bool ok = g->ret.kind == SF_STRING && g->nparams == 1 && g->params[0].kind == SF_HANDLE &&
+                sf_param_is_input(&g->params[0]) &&
+                g->params[0].type_index == parser_f->ret.type_index;
+      if (!ok)
+        fail(ps, r->line, r->col, "'%s' must return a string from one '%s' handle", g->name,
+             ps->api->handles[parser_f->ret.type_index].name);
+      parser_f->inverse_of = fi;
       continue;
     }
     ps->api->funcs[r->func].invalidated_by[r->slot] = (uint32_t)fi;

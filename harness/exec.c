@@ -89,9 +89,13 @@ void sf_call_outcome_print(const sf_seq *s, const sf_call_outcome *o, sf_buf *li
   if (o->failed) sf_buf_printf(line, "  (error by the API's convention)");
 }
 
-bool sf_run_complete(const sf_run_result *r, const sf_seq *s) {
-  return r->status == SF_RUN_OK ||
-         (r->status == SF_RUN_ERROR_RESULT && r->stop_call + 1 == s->ncalls);
+bool sf_run_legal(const sf_run_result *r) {
+  return r->status == SF_RUN_OK || r->status == SF_RUN_ERROR_RESULT;
+}
+
+uint32_t sf_run_legal_calls(const sf_run_result *r, const sf_seq *s) {
+  if (r->status == SF_RUN_OK) return s->ncalls;
+  return r->status == SF_RUN_ERROR_RESULT ? r->stop_call + 1 : r->stop_call;
 }
 
 const char *sf_run_status_name(sf_run_status st) {

@@ -76,13 +76,16 @@ typedef struct sf_run_result {
 sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hooks,
                           sf_run_result *result);
 
-/* Did the run of s make every call legally? Yes when it ran to the end, and
- * also when only its last call failed by the API's error convention: the
- * library rejecting an argument (a malformed pattern or document, corrupt
- * compressed data) is a legal outcome whose error handling is worth
- * covering, and nothing came after it to use what the call did not make.
- * A stop before the last call is illegal (the calls after it never ran). */
-bool sf_run_complete(const sf_run_result *r, const sf_seq *s);
+/* Dynamic legality: was the run legal, and how many of the calls of s ran
+ * legally? A run that reached the end is legal, all its calls. So is a run
+ * that stopped at a call failing by the API's error convention, up to and
+ * including that call: the library rejecting an argument (a malformed
+ * pattern or document, corrupt compressed data) is a legal outcome whose
+ * error handling is worth covering; the calls after it never ran (the
+ * mutator drops them). A run that stopped at a call that could not be made
+ * (a NULL handle) is illegal: the calls before it were legal. */
+bool sf_run_legal(const sf_run_result *r);
+uint32_t sf_run_legal_calls(const sf_run_result *r, const sf_seq *s);
 
 /* One line describing a call and its outcome (for after_call hooks), e.g.
  * `[3] kv_put(h1, "a", x"00")  -> 0`, appended to out without a newline. */

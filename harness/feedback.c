@@ -40,7 +40,7 @@ sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, 
   sf_run_result r;
   sf_exec_run(x, s, &hooks, &r);
   fb->status = r.status;
-  fb->stop_call = sf_run_complete(&r, s) ? s->ncalls : r.stop_call;
+  fb->stop_call = sf_run_legal_calls(&r, s);
   __atomic_store_n(&fb->magic, SF_FB_MAGIC, __ATOMIC_RELEASE);
   return r.status;
 }

@@ -33,9 +33,8 @@ typedef struct sf_feedback {
   uint32_t version;
   uint64_t input_hash;
   uint32_t status;    /* sf_run_status */
-  uint32_t stop_call; /* calls [0, stop_call) were legal; == ncalls when all were
-                       * (sf_run_complete: the last may have failed, see
-                       * sf_feedback_fails_last) */
+  uint32_t stop_call; /* calls [0, stop_call) ran legally (sf_run_legal_calls); the
+                       * last of them may have failed (sf_feedback_fails_last) */
   uint32_t ncalls;
   uint32_t nvalues; /* entries of state[] that are set */
   /* Constants the target compared against during the run (comparison
@@ -51,10 +50,11 @@ uint64_t sf_feedback_input_hash(const uint8_t *data, size_t size);
 /* Execute s and fill fb (input_hash given by the caller). */
 sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb);
 
-/* Did the run end in a legal failure of its last call (sf_run_complete)?
- * Such a sequence may be mutated, but not extended past that call. */
+/* Did the last legal call fail by the API's error convention (the run
+ * stopped there, sf_run_legal_calls)? The calls up to it may be mutated,
+ * but no call may follow it. */
 static inline bool sf_feedback_fails_last(const sf_feedback *fb) {
-  return fb->status == SF_RUN_ERROR_RESULT && fb->stop_call == fb->ncalls && fb->ncalls > 0;
+  return fb->status == SF_RUN_ERROR_RESULT && fb->stop_call > 0;
 }
 
 /* Is fb a complete record for the input with this hash? */

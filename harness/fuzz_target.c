@@ -7,8 +7,8 @@
  * LLVMFuzzerTestOneInput decodes and executes one sequence (bytes that are
  * not a seqfuzz input run the sequence the mutator generates from them, see
  * sf_mutator_interpret). Runs that stopped at an illegal call (legality
- * pruning; a last call failing by the error convention is legal, see
- * sf_run_complete) return -1 so libFuzzer keeps them out of the corpus; with
+ * pruning; a call failing by the error convention is legal, see
+ * sf_run_legal) return -1 so libFuzzer keeps them out of the corpus; with
  * SEQFUZZ_OSSFUZZ it returns only 0, as OSS-Fuzz requires. Options:
  * harness/options.def (environment variables). */
 #include <stdio.h>
@@ -231,6 +231,14 @@ static void trace_call(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_out
   sf_buf line = {0};
   sf_call_outcome_print(s, o, &line);
   fprintf(stderr, "seqfuzz: %.*s\n", (int)line.len, (const char *)line.data);
+  /* A string result whole, as a literal of the text form, on a line of its
+   * own (SF_TRACE_RESULT): the simplifier reads printed values from it. */
+  if (o->made && !o->failed && o->str) {
+    sf_buf_reset(&line);
+    sf_buf_printf(&line, SF_TRACE_RESULT "%u: ", o->call + 1);
+    sf_seq_print_string(&line, (const uint8_t *)o->str, strlen(o->str));
+    fprintf(stderr, "%.*s\n", (int)line.len, (const char *)line.data);
+  }
   sf_buf_free(&line);
 }
 
@@ -271,13 +279,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   if (G.opt.trace) return trace_run(seq);
-  bool complete;
+  bool legal;
   sf_cmp_trace_begin();
   if (G.channel) {
     /* AFL++: the mutator cannot run inputs, so every run records everything. */
     sf_feedback *fb = sf_channel_record(G.channel);
     sf_feedback_run(G.exec, seq, hash, fb);
-    complete = fb->stop_call == seq->ncalls;
+    legal = fb->status == SF_RUN_OK || fb->status == SF_RUN_ERROR_RESULT;
     fb->magic = 0; /* rewritten below, once the comparisons are in */
     fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
     __atomic_store_n(&fb->magic, SF_FB_MAGIC, __ATOMIC_RELEASE);
@@ -285,18 +293,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* libFuzzer: a plain run; the mutator asks for observers when it needs them. */
     sf_run_result r;
     sf_exec_run(G.exec, seq, NULL, &r);
-    complete = sf_run_complete(&r, seq);
+    legal = sf_run_legal(&r);
     G.local.version = SF_FB_VERSION;
     G.local.input_hash = hash;
     G.local.status = r.status;
     G.local.ncalls = seq->ncalls;
-    G.local.stop_call = complete ? seq->ncalls : r.stop_call;
+    G.local.stop_call = sf_run_legal_calls(&r, seq);
     G.local.nvalues = 0;
     G.local.ncmp = sf_cmp_trace_end(G.local.cmp, SF_FB_MAX_CMP);
     G.local.magic = SF_FB_MAGIC;
     sf_mutator_note_run(G.mut, &G.local);
   }
-  if (complete) return 0;
+  if (legal) return 0;
   G.illegal++;
   return G.opt.legality ? REJECT : 0;
 }

@@ -5,6 +5,12 @@
 
 #include <stdio.h>
 
+/* With SEQFUZZ_TRACE set, a call's string result is also printed whole, as
+ * "seqfuzz: result N: " and a string literal of the text form (N counts the
+ * calls from 1): the simplifier reads printed values from these lines. */
+#define SF_TRACE_ENV    "SEQFUZZ_TRACE"
+#define SF_TRACE_RESULT "seqfuzz: result "
+
 typedef struct sf_options {
 #define SF_OPTION(name, env, def, help) long name;
 #include "options.def"

@@ -32,7 +32,7 @@ struct sf_mutator {
    * sequence being built (by its value ids). */
   uint8_t *cur_reus;
   uint32_t ncur_reus;
-  bool cur_fails_last; /* cur's last call failed legally (sf_run_complete) */
+  bool cur_fails_last; /* cur's last call failed legally (sf_run_legal) */
   uint8_t *reus;
   uint32_t nreus, reuscap;
   uint64_t *maps[2]; /* value maps, kept to avoid allocating per mutation */

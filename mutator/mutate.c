@@ -135,7 +135,7 @@ const char *sf_mutator_last_op(const sf_mutator *m) {
 /* ---- mutations (each reads m->cur, writes m->next) ---------------------- */
 
 /* Mutations that append calls after cur's calls first drop a last call that
- * failed (legally, sf_run_complete): a call after it would never run. The
+ * failed (legally, sf_run_legal): a call after it would never run. The
  * others keep it, so that its arguments can still be mutated. */
 static void drop_failed_last(sf_mutator *m) {
   if (!m->cur_fails_last) return;
@@ -370,7 +370,8 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
     sf_seq_clear(&m->cur);
   }
   m->ncur_reus = 0;
-  m->cur_fails_last = fails_last && legal == m->cur.ncalls;
+  /* The failed call is cur's last once cut there. */
+  m->cur_fails_last = !m->opt.no_legality && fails_last && legal <= m->cur.ncalls;
   if (!m->opt.no_legality && legal < m->cur.ncalls) {
     sf_seq_truncate(&m->cur, legal);
     m->stats.pruned_illegal++;

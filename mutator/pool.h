@@ -19,7 +19,7 @@ typedef struct sf_pool_entry {
   uint8_t *data;
   size_t size;
   uint32_t legal_calls; /* calls known to run legally, or SF_LEGAL_UNKNOWN */
-  bool fails_last;      /* the last of them failed legally (sf_feedback_fails_last) */
+  bool fails_last;      /* the last of them failed (sf_feedback_fails_last) */
   uint32_t nvals;       /* entries in reusable[] */
   uint8_t *reusable;    /* per value id: 0 when its state was seen before */
   size_t data_cap;      /* storage kept when the entry is replaced */

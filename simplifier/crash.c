@@ -14,6 +14,7 @@
 
 #include "../base/sf_buf.h"
 #include "../base/sf_io.h"
+#include "../harness/options.h"
 #include "../harness/run_server.h"
 
 /* Frames that belong to the machinery around the target, not to it. */
@@ -170,6 +171,7 @@ struct sf_runner {
   pid_t server;   /* the target as a fork server (run_server.h), or 0 */
   int sock;       /* its requests and answers */
   bool no_server; /* the target is not a seqfuzz fuzzer, or its server died twice */
+  bool trace;     /* runs with SEQFUZZ_TRACE (a process per run) */
   unsigned restarts;
   char path[64]; /* the input file, PATH.log its output */
 };
@@ -207,6 +209,7 @@ static int run_exec(sf_runner *r, sf_signature *sig, sf_buf *out) {
     dup2(pipefd[1], 2);
     close(pipefd[0]);
     close(pipefd[1]);
+    if (r->trace) setenv(SF_TRACE_ENV, "1", 1);
     char timeout_arg[32];
     snprintf(timeout_arg, sizeof timeout_arg, "-timeout=%u", r->timeout);
     execl(r->target, r->target, timeout_arg, "-runs=1", r->path, (char *)NULL);
@@ -376,14 +379,25 @@ int sf_runner_run(sf_runner *r, const uint8_t *data, size_t size, sf_signature *
   return rc;
 }
 
-int sf_run_isolated(const char *target, const uint8_t *data, size_t size, unsigned timeout,
-                    sf_signature *sig, char **report) {
+static int run_once(const char *target, const uint8_t *data, size_t size, unsigned timeout,
+                    bool trace, sf_signature *sig, char **report) {
   memset(sig, 0, sizeof *sig);
   if (report) *report = NULL;
   sf_runner *r = sf_runner_new(target, timeout);
   if (!r) return -1;
   r->no_server = true; /* one run: a server would not pay for itself */
+  r->trace = trace;
   int rc = sf_runner_run(r, data, size, sig, report);
   sf_runner_free(r);
   return rc;
+}
+
+int sf_run_isolated(const char *target, const uint8_t *data, size_t size, unsigned timeout,
+                    sf_signature *sig, char **report) {
+  return run_once(target, data, size, timeout, false, sig, report);
+}
+
+int sf_run_traced(const char *target, const uint8_t *data, size_t size, unsigned timeout,
+                  sf_signature *sig, char **report) {
+  return run_once(target, data, size, timeout, true, sig, report);
 }

@@ -37,6 +37,13 @@ void sf_signature_format(const sf_signature *sig, char *out, size_t outlen);
 int sf_run_isolated(const char *target, const uint8_t *data, size_t size, unsigned timeout,
                     sf_signature *sig, char **report);
 
+/* As sf_run_isolated, with the target tracing its calls (SEQFUZZ_TRACE): the
+ * report also holds every call's outcome and, for string results, a line
+ * SF_TRACE_RESULT "N: " with the whole string as a text-form literal
+ * (harness/options.h). */
+int sf_run_traced(const char *target, const uint8_t *data, size_t size, unsigned timeout,
+                  sf_signature *sig, char **report);
+
 /* Running many inputs on one target, as the simplifier and triage do. With
  * a seqfuzz fuzzer the target starts once as a fork server
  * (harness/run_server.h) and each run costs a fork instead of a process

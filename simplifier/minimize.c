@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../harness/options.h"
+
 typedef struct minimizer {
   const sf_api *api;
   const sf_min_options *opt;
@@ -152,6 +154,62 @@ static void build_replacements(minimizer *z) {
     z->repl[z->nrepl++] = &z->opt->corpus[k];
 }
 
+/* How many earlier calls only fed call i (their values are used by i and by
+ * no other call): replacing i makes them unused. */
+static uint32_t calls_only_feeding(const sf_seq *s, uint32_t i) {
+  uint32_t fed = 0;
+  for (uint32_t c = 0; c < i; c++) {
+    const sf_func *g = sf_seq_func(s, c);
+    if (!g->nproduced) continue;
+    bool used_elsewhere = false, used_by_i = false;
+    for (uint32_t d = c + 1; d < s->ncalls; d++) {
+      const sf_func *h = sf_seq_func(s, d);
+      for (uint32_t p = 0; p < h->nparams; p++) {
+        if (h->params[p].kind != SF_HANDLE || !sf_param_is_input(&h->params[p])) continue;
+        uint64_t v = sf_seq_args(s, d)[p].bits;
+        if (v >= s->calls[c].val0 && v < s->calls[c].val0 + g->nproduced) {
+          if (d == i)
+            used_by_i = true;
+          else
+            used_elsewhere = true;
+        }
+      }
+    }
+    fed += used_by_i && !used_elsewhere;
+  }
+  return fed;
+}
+
+/* cand = cur[0, i) + r + cur(i, end), every use of call i's value taking
+ * r's value `stand` instead. false on OOM. */
+static bool substitute(minimizer *z, uint32_t i, const sf_seq *r, uint32_t stand) {
+  sf_seq_clear(&z->cand);
+  uint64_t *map = malloc(((size_t)z->cur.nvals + r->nvals + 1) * sizeof *map);
+  if (!map) return false;
+  uint64_t *rmap = map + z->cur.nvals + 1;
+  for (uint32_t v = 0; v <= z->cur.nvals; v++)
+    map[v] = UINT64_MAX - 1;
+  bool ok = true;
+  for (uint32_t c = 0; c < z->cur.ncalls && ok; c++) {
+    if (c == i) {
+      for (uint32_t rc = 0; rc < r->ncalls && ok; rc++) {
+        uint32_t v0 = z->cand.nvals;
+        ok = sf_seq_append_from(&z->cand, r, rc, rmap) != NULL;
+        for (uint32_t q = 0; q < sf_seq_func(r, rc)->nproduced; q++)
+          rmap[r->calls[rc].val0 + q] = v0 + q;
+      }
+      map[z->cur.calls[i].val0] = rmap[stand];
+      continue;
+    }
+    uint32_t v0 = z->cand.nvals;
+    ok = sf_seq_append_from(&z->cand, &z->cur, c, map) != NULL;
+    for (uint32_t q = 0; q < sf_seq_func(&z->cur, c)->nproduced; q++)
+      map[z->cur.calls[c].val0 + q] = v0 + q;
+  }
+  free(map);
+  return ok;
+}
+
 static bool pass_replace(minimizer *z) {
   if (!z->nrepl) return false;
   bool any = false;
@@ -160,28 +218,7 @@ static bool pass_replace(minimizer *z) {
     const sf_func *f = sf_seq_func(&z->cur, i);
     if (f->nproduced != 1) continue;
     uint32_t htype = z->cur.vals[z->cur.calls[i].val0].htype;
-    /* Calls that only fed call i: earlier calls whose values are used by i only. */
-    uint32_t fed = 0;
-    for (uint32_t c = 0; c < i; c++) {
-      const sf_func *g = sf_seq_func(&z->cur, c);
-      if (!g->nproduced) continue;
-      bool used_elsewhere = false, used_by_i = false;
-      for (uint32_t d = c + 1; d < z->cur.ncalls; d++) {
-        const sf_func *h = sf_seq_func(&z->cur, d);
-        for (uint32_t p = 0; p < h->nparams; p++) {
-          if (h->params[p].kind != SF_HANDLE || !sf_param_is_input(&h->params[p])) continue;
-          uint64_t v = sf_seq_args(&z->cur, d)[p].bits;
-          if (v >= z->cur.calls[c].val0 && v < z->cur.calls[c].val0 + g->nproduced) {
-            if (d == i)
-              used_by_i = true;
-            else
-              used_elsewhere = true;
-          }
-        }
-      }
-      fed += used_by_i && !used_elsewhere;
-    }
-    uint32_t n_removed = 1 + fed;
+    uint32_t n_removed = 1 + calls_only_feeding(&z->cur, i);
     for (uint32_t k = 0; k < z->nrepl && !z->out_of_budget; k++) {
       const sf_seq *r = z->repl[k];
       if (r->ncalls == 0 || r->ncalls > n_removed || r->api != z->api) continue;
@@ -190,31 +227,7 @@ static bool pass_replace(minimizer *z) {
       for (uint32_t v = 0; v < r->nvals; v++)
         if (r->vals[v].htype == htype) stand = v;
       if (stand < 0) continue;
-      /* cand = cur[0, i) + r + cur(i, end) with i's value -> stand. */
-      sf_seq_clear(&z->cand);
-      uint64_t *map = malloc(((size_t)z->cur.nvals + r->nvals + 1) * sizeof *map);
-      uint64_t *rmap = map ? map + z->cur.nvals + 1 : NULL;
-      if (!map) return any;
-      for (uint32_t v = 0; v <= z->cur.nvals; v++)
-        map[v] = UINT64_MAX - 1;
-      bool ok = true;
-      for (uint32_t c = 0; c < z->cur.ncalls && ok; c++) {
-        if (c == i) {
-          for (uint32_t rc = 0; rc < r->ncalls && ok; rc++) {
-            uint32_t v0 = z->cand.nvals;
-            ok = sf_seq_append_from(&z->cand, r, rc, rmap) != NULL;
-            for (uint32_t q = 0; q < sf_seq_func(r, rc)->nproduced; q++)
-              rmap[r->calls[rc].val0 + q] = v0 + q;
-          }
-          map[z->cur.calls[i].val0] = rmap[stand];
-          continue;
-        }
-        uint32_t v0 = z->cand.nvals;
-        ok = sf_seq_append_from(&z->cand, &z->cur, c, map) != NULL;
-        for (uint32_t q = 0; q < sf_seq_func(&z->cur, c)->nproduced; q++)
-          map[z->cur.calls[c].val0 + q] = v0 + q;
-      }
-      free(map);
+      bool ok = substitute(z, i, r, (uint32_t)stand);
       /* The calls that only fed i are now unused: removal drops them. A
        * replacement that removes no call must at least make the input
        * smaller, or replacements would go round in circles. */
@@ -229,6 +242,146 @@ static bool pass_replace(minimizer *z) {
       }
     }
   }
+  return any;
+}
+
+/* The parser (grammar `inverse_of`) that builds values of handle type htype
+ * from a printer's text, or -1. */
+static int32_t parser_for(const sf_api *api, uint32_t htype) {
+  for (uint32_t fi = 0; fi < api->nfuncs; fi++)
+    if (api->funcs[fi].inverse_of >= 0 && api->funcs[fi].ret.type_index == htype)
+      return (int32_t)fi;
+  return -1;
+}
+
+/* What the printer printed for call `call` (1-based) in a traced run's
+ * report, parsed as the argument of parser pf: the one-call sequence
+ * `pf("<text>")` in r. */
+static bool parse_printed(const sf_api *api, uint32_t pf, const char *report, uint32_t call,
+                          sf_seq *r) {
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, SF_TRACE_RESULT "%u: ", call);
+  const char *at = strstr(report, prefix);
+  if (!at) return false;
+  at += strlen(prefix);
+  size_t n = strcspn(at, "\n");
+  sf_buf text = {0};
+  sf_buf_printf(&text, "v = %s(%.*s);", api->funcs[pf].name, (int)n, at);
+  bool ok = text.len &&
+            sf_seq_parse_text(r, api, (const char *)text.data, text.len, "trace", NULL, 0) == 0 &&
+            r->ncalls == 1;
+  sf_buf_free(&text);
+  return ok;
+}
+
+/* Does call c take a value marked in family[] as an input handle? */
+static bool call_uses(const sf_seq *s, uint32_t c, const bool *family) {
+  const sf_func *f = sf_seq_func(s, c);
+  for (uint32_t q = 0; q < f->nparams; q++)
+    if (f->params[q].kind == SF_HANDLE && sf_param_is_input(&f->params[q]) &&
+        sf_seq_args(s, c)[q].bits < s->nvals && family[sf_seq_args(s, c)[q].bits])
+      return true;
+  return false;
+}
+
+/* Mark in family[] value v and the values owned by it (transitively: views
+ * into a tree); builder[c]: the calls after v's producer and before `end`
+ * that take one of them and produce nothing else (AddItemToObject(o, ...),
+ * AddNumberToObject(o, ...) returning a view of o). Returns how many. */
+static uint32_t find_builders(const sf_seq *s, uint32_t producer, uint32_t end, bool *family,
+                              bool *builder) {
+  memset(family, 0, s->nvals * sizeof *family);
+  memset(builder, 0, s->ncalls * sizeof *builder);
+  family[s->calls[producer].val0] = true;
+  uint32_t n = 0;
+  for (uint32_t c = producer + 1; c < s->ncalls; c++) {
+    const sf_func *f = sf_seq_func(s, c);
+    bool uses = call_uses(s, c, family);
+    bool owned = f->owner_param >= 0 && f->ret.kind == SF_HANDLE &&
+                 sf_seq_args(s, c)[f->owner_param].bits < s->nvals &&
+                 family[sf_seq_args(s, c)[f->owner_param].bits];
+    if (owned) family[s->calls[c].val0] = true;
+    if (c < end && uses && (f->nproduced == 0 || (owned && f->nproduced == 1))) {
+      builder[c] = true;
+      n++;
+    }
+  }
+  return n;
+}
+
+/* Materialization: a value that calls built is replaced by one call of its
+ * type's parser (grammar `inverse_of`) on the text its printer prints for
+ * it just before its last use. The calls that only fed its producer, and
+ * the builder calls before that use (find_builders), are then unnecessary:
+ * `o = CreateObject(); AddNumberToObject(o, "a", 1); f(o)` becomes
+ * `o = cJSON_Parse("{\"a\":1}"); f(o)`. The text comes from a traced run of
+ * the calls before that use, followed by the printer. */
+static bool pass_materialize(minimizer *z) {
+  bool any = false;
+  sf_seq probe, r, tmp;
+  sf_seq_init(&probe, z->api);
+  sf_seq_init(&r, z->api);
+  sf_seq_init(&tmp, z->api);
+  bool *family = NULL, *builder = NULL;
+  for (uint32_t i = z->cur.ncalls; i-- > 0 && !z->out_of_budget;) {
+    if (i >= z->cur.ncalls) continue;
+    const sf_func *f = sf_seq_func(&z->cur, i);
+    if (f->nproduced != 1 || f->ret.kind != SF_HANDLE) continue;
+    int32_t pf = parser_for(z->api, f->ret.type_index);
+    if (pf < 0) continue;
+    free(family);
+    free(builder);
+    family = calloc(z->cur.nvals + 1, sizeof *family);
+    builder = calloc(z->cur.ncalls + 1, sizeof *builder);
+    if (!family || !builder) break;
+    /* The last use of the value or of a view into it. */
+    uint32_t last_use = 0;
+    find_builders(&z->cur, i, 0, family, builder);
+    for (uint32_t c = i + 1; c < z->cur.ncalls; c++)
+      if (call_uses(&z->cur, c, family)) last_use = c;
+    uint32_t builders = find_builders(&z->cur, i, last_use, family, builder);
+    /* Worth it only if calls go; a parse of the text is no smaller. */
+    if (!last_use || (z->cur.calls[i].func == (uint32_t)pf && !builders) ||
+        builders + calls_only_feeding(&z->cur, i) == 0)
+      continue;
+    if (sf_seq_copy(&probe, &z->cur)) break;
+    sf_seq_truncate(&probe, last_use);
+    sf_arg *a = sf_seq_add_call(&probe, (uint32_t)z->api->funcs[pf].inverse_of);
+    if (!a) break;
+    a[0].bits = z->cur.calls[i].val0;
+    sf_buf_reset(&z->enc);
+    if (sf_seq_validate(&probe, NULL, 0) || sf_seq_encode(&probe, &z->enc)) continue;
+    sf_signature sig;
+    char *report = NULL;
+    z->res->runs++;
+    bool printed = sf_run_traced(z->opt->target, z->enc.data, z->enc.len, z->opt->timeout, &sig,
+                                 &report) == 0 &&
+                   report && parse_printed(z->api, (uint32_t)pf, report, last_use + 1, &r);
+    free(report);
+    if (!printed || !substitute(z, i, &r, r.calls[0].val0)) continue;
+    /* r is one call: cand's calls keep cur's indexes. Drop the builders
+     * (and what used the views they made), last first. */
+    bool ok = true;
+    for (uint32_t c = last_use; c-- > i + 1 && ok;) {
+      if (!builder[c]) continue;
+      ok = sf_seq_without_call(&z->cand, c, &tmp) == 0;
+      sf_seq t = z->cand;
+      z->cand = tmp;
+      tmp = t;
+    }
+    uint32_t before = z->cur.ncalls;
+    if (ok && try_cand(z)) {
+      any = true;
+      progress(z, "materialization: call %u by %s of its text, %u -> %u calls", i + 1,
+               z->api->funcs[pf].name, before, z->cur.ncalls);
+      pass_remove(z);
+    }
+  }
+  free(family);
+  free(builder);
+  sf_seq_free(&probe);
+  sf_seq_free(&r);
+  sf_seq_free(&tmp);
   return any;
 }
 
@@ -429,6 +582,7 @@ int sf_minimize(const sf_api *api, const sf_seq *in, const sf_min_options *opt, 
   for (int round = 0; round < 8 && !z.out_of_budget; round++) {
     bool changed = pass_remove(&z);
     changed |= pass_replace(&z);
+    changed |= pass_materialize(&z);
     changed |= pass_merge(&z);
     changed |= pass_shrink_shared(&z);
     changed |= pass_shrink(&z);

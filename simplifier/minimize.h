@@ -9,8 +9,11 @@
  *     sequence no longer, producing a value it can stand in for: from the
  *     corpus, or one constructor call from the grammar with minimal arguments
  *     (`h2 = kv_snapshot(h1)` fed by `h1 = kv_open(..)` becomes `h2 = kv_open(..)`);
- *  4. merge handle arguments where an earlier value can serve;
- *  5. shrink primitives toward 0 and small values, strings and buffers toward
+ *  4. materialization: a value built by calls is replaced by one call of its
+ *     type's parser (grammar `inverse_of`) on the text the printer prints for
+ *     it (read from a traced run of the target), when that removes calls;
+ *  5. merge handle arguments where an earlier value can serve;
+ *  6. shrink primitives toward 0 and small values, strings and buffers toward
  *     shorter and simpler bytes.
  * The result is never a non-crashing input: it is the input itself at worst. */
 #ifndef SF_MINIMIZE_H

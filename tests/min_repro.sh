@@ -34,6 +34,26 @@ got=$("$sf" signature "$work/repro.log")
 grep -q "replacement:" "$work/repl.log" || { echo "FAIL: no replacement step"; cat "$work/repl.log"; exit 1; }
 [ "$(grep -c ';' "$work/repl.txt")" -le 5 ] || { echo "FAIL: replacement case not minimal"; cat "$work/repl.txt"; exit 1; }
 echo "replacement case: $(tail -n1 "$work/repl.log")"
+# A crash whose minimum needs materialization: the document the check
+# crashes on was built word by word; no removal or replacement keeps the
+# crash, but the parse of its printed text (doclib.api: doc_parse inverse_of
+# doc_print) replaces the four building calls: 2 calls, whose reproducer
+# (a string literal) crashes the same way.
+dapi=$src/tests/doclib.api
+"$sf" encode "$dapi" "$src/tests/data/needs_materialization.seq" -o "$work/doc"
+"$build/tests/doclib_fuzzer" "$work/doc" >"$work/doc.log" 2>&1 && { echo "FAIL: doclib input does not crash"; exit 1; }
+dwant=$("$sf" signature "$work/doc.log")
+"$sf" min "$dapi" "$work/doc" --target "$build/tests/doclib_fuzzer" -o "$work/doc.min" >"$work/doc.txt" 2>"$work/doc.mlog"
+cat "$work/doc.txt"
+grep -q "materialization:" "$work/doc.mlog" || { echo "FAIL: no materialization step"; cat "$work/doc.mlog"; exit 1; }
+[ "$(grep -c ';' "$work/doc.txt")" -le 2 ] || { echo "FAIL: materialization case not minimal"; exit 1; }
+grep -q 'doc_parse("' "$work/doc.txt" || { echo "FAIL: no parse of the text"; exit 1; }
+grep -q "seqfuzz min: $dwant" "$work/doc.mlog" || { echo "FAIL: doclib signature changed"; exit 1; }
+"$sf" repro "$dapi" "$work/doc.min" -o "$work/doc_repro.c"
+"$cc" -g -fsanitize=address,undefined -I"$src/tests" "$work/doc_repro.c" "$src/tests/doclib.c" -o "$work/doc_repro"
+"$work/doc_repro" >"$work/doc_repro.log" 2>&1 && { echo "FAIL: doclib reproducer does not crash"; exit 1; }
+[ "$("$sf" signature "$work/doc_repro.log")" = "$dwant" ] || { echo "FAIL: doclib reproducer crashes differently"; exit 1; }
+echo "materialization case: $(tail -n1 "$work/doc.mlog")"
 # libFuzzer's own -minimize_crash=1 goes through the custom mutator and works.
 (cd "$work" && "$build/kvstore_fuzzer" -minimize_crash=1 -runs=2000 -seed=1 crash >lf-min.log 2>&1) || true
 best=$(grep -o "failed to minimize beyond [^ ]* ([0-9]* bytes)" "$work/lf-min.log" | awk '{print $5}' || true)

@@ -132,6 +132,12 @@ static const struct {
     {"api t;\nfunc size_t f(int x) error < 0;\n",
      "t.api:2:30: this error convention can never hold for u64"},
     {"api t;\nfunc u8 f(int x) error == 300;\n", "t.api:2:27: 300 is outside the result type u8"},
+    {"api t;\nhandle h;\nfunc h *p(string s, int n) inverse_of q;\n",
+     "t.api:3:28: inverse_of needs a function of one string returning a handle"},
+    {"api t;\nhandle h;\nhandle g;\nfunc h *p(string s) inverse_of q;\nfunc string q(g *x);\n",
+     "t.api:4:32: 'q' must return a string from one 'h' handle"},
+    {"api t;\nhandle h;\nfunc h *p(string s) inverse_of nope;\n",
+     "t.api:3:32: no function named 'nope'"},
 };
 
 static void test_bad_grammars(void **state) {
@@ -174,6 +180,17 @@ static void test_flags_result_error(void **state) {
   assert_non_null(strstr(err, "300 is outside the result type u8"));
 }
 
+/* inverse_of: a parser names the printer whose text it reads. */
+static void test_inverse_of(void **state) {
+  (void)state;
+  sf_api *api = parse_api_text("api t; handle h; func h *parse(string s) error null inverse_of "
+                               "print; func string print(h *x); func void other(h *x);");
+  assert_int_equal(api->funcs[0].inverse_of, 1);
+  assert_int_equal(api->funcs[1].inverse_of, -1);
+  assert_int_equal(api->funcs[2].inverse_of, -1);
+  sf_api_free(api);
+}
+
 static void test_fingerprint(void **state) {
   (void)state;
   const char *a = "api t; handle h; func h *mk(int n in [1, 4]) error null;";
@@ -214,10 +231,10 @@ static void test_prefixes_and_garbage(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_demo_api_model),       cmocka_unit_test(test_types_and_constraints),
-      cmocka_unit_test(test_bad_grammars),         cmocka_unit_test(test_reports_every_error),
-      cmocka_unit_test(test_fingerprint),          cmocka_unit_test(test_flags_result_error),
-      cmocka_unit_test(test_prefixes_and_garbage),
+      cmocka_unit_test(test_demo_api_model),     cmocka_unit_test(test_types_and_constraints),
+      cmocka_unit_test(test_bad_grammars),       cmocka_unit_test(test_reports_every_error),
+      cmocka_unit_test(test_inverse_of),         cmocka_unit_test(test_fingerprint),
+      cmocka_unit_test(test_flags_result_error), cmocka_unit_test(test_prefixes_and_garbage),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

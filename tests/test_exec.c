@@ -77,20 +77,23 @@ static void test_error_convention_stops(void **state) {
   assert_int_equal(r.status, SF_RUN_ERROR_RESULT);
   assert_int_equal(r.stop_call, 2);
   assert_int_equal(objlib.live, 0);
-  assert_false(sf_run_complete(&r, &f->s)); /* obj_new(9) never ran */
-  /* The same failure as the last call: every call was made, legally. */
-  objlib_reset();
-  r = run_text(f, "h1 = obj_new(1); obj_fail(h1, 0); obj_fail(h1, -3);");
-  assert_int_equal(r.status, SF_RUN_ERROR_RESULT);
-  assert_int_equal(r.stop_call, 2);
-  assert_true(sf_run_complete(&r, &f->s));
+  /* Legal: the library refused an argument; obj_new(9) never ran. */
+  assert_true(sf_run_legal(&r));
+  assert_int_equal(sf_run_legal_calls(&r, &f->s), 3);
   /* A NULL from a constructor with `error null` produces nothing. */
   objlib_reset();
   r = run_text(f, "h1 = obj_new(-1); obj_sum(h1, \"\");");
   assert_int_equal(r.status, SF_RUN_ERROR_RESULT);
   assert_int_equal(r.stop_call, 0);
   assert_int_equal(objlib.bad_uses, 0);
-  assert_false(sf_run_complete(&r, &f->s));
+  assert_true(sf_run_legal(&r));
+  assert_int_equal(sf_run_legal_calls(&r, &f->s), 1);
+  /* A run to the end: every call. */
+  objlib_reset();
+  r = run_text(f, "h1 = obj_new(1); obj_fail(h1, 0);");
+  assert_int_equal(r.status, SF_RUN_OK);
+  assert_true(sf_run_legal(&r));
+  assert_int_equal(sf_run_legal_calls(&r, &f->s), 2);
 }
 
 static void test_null_handle_is_not_passed(void **state) {
@@ -99,7 +102,8 @@ static void test_null_handle_is_not_passed(void **state) {
   assert_int_equal(r.status, SF_RUN_NULL_HANDLE);
   assert_int_equal(r.stop_call, 1);
   assert_int_equal(r.calls_made, 1);
-  assert_false(sf_run_complete(&r, &f->s));
+  assert_false(sf_run_legal(&r)); /* a precondition failed */
+  assert_int_equal(sf_run_legal_calls(&r, &f->s), 1);
   assert_int_equal(objlib.bad_uses, 0);
   assert_int_equal(objlib.double_frees, 0); /* the NULL was never destroyed */
 }

@@ -39,14 +39,15 @@ static void test_states(void **state) {
   /* A run that stops records where. */
   parse_seq_ok(&s, api, "h1 = obj_new(1); obj_fail(h1, -1); obj_new(2);");
   assert_int_equal(sf_feedback_run(x, &s, 7, &fb), SF_RUN_ERROR_RESULT);
+  /* The failed call ran legally; the one after it never ran. */
+  assert_int_equal(fb.stop_call, 2);
+  assert_true(sf_feedback_valid(&fb, 7));
+  assert_true(sf_feedback_fails_last(&fb));
+  /* A NULL handle is a precondition failure: only the calls before count. */
+  parse_seq_ok(&s, api, "h1 = obj_maybe(0); obj_sum(h1, \"x\");");
+  assert_int_equal(sf_feedback_run(x, &s, 8, &fb), SF_RUN_NULL_HANDLE);
   assert_int_equal(fb.stop_call, 1);
   assert_false(sf_feedback_fails_last(&fb));
-  /* A failing last call is legal: all calls count, and the record says so. */
-  parse_seq_ok(&s, api, "h1 = obj_new(1); obj_fail(h1, -1);");
-  assert_int_equal(sf_feedback_run(x, &s, 8, &fb), SF_RUN_ERROR_RESULT);
-  assert_int_equal(fb.stop_call, 2);
-  assert_true(sf_feedback_valid(&fb, 8));
-  assert_true(sf_feedback_fails_last(&fb));
   sf_seq_free(&s);
   sf_exec_free(x);
   sf_api_free(api);

@@ -289,7 +289,7 @@ static void fake_feedback(sf_feedback *fb, const sf_buf *in, uint32_t ncalls, ui
   fb->input_hash = sf_feedback_input_hash(in->data, in->len);
   fb->ncalls = ncalls;
   fb->stop_call = stop;
-  fb->status = stop < ncalls ? 1 : 0;
+  fb->status = stop < ncalls ? SF_RUN_NULL_HANDLE : SF_RUN_OK;
   fb->nvalues = nvalues;
   for (uint32_t v = 0; v < nvalues; v++)
     fb->state[v] = states[v];
@@ -349,18 +349,20 @@ static int call_with_string(const sf_seq *s, const char *tag) {
   return -1;
 }
 
-/* A run whose last call failed by the error convention is legal: the
- * mutations keep that call (so its arguments can change) but never put a
- * call after it; the ones that append drop it. */
+/* A run that stopped at a call failing by the error convention is legal up
+ * to that call: the mutations drop the calls after it (they never ran), keep
+ * the failed call (so its arguments can change) but never put a call after
+ * it; the ones that append drop it. */
 static void test_failed_last_call(void **state) {
   (void)state;
   sf_buf in = {0};
-  encode_text("h1 = kv_open(8, 0);\nkv_put(h1, \"k\", \"v\");\nkv_put(h1, \"zq-failed\", \"b\");\n",
+  encode_text("h1 = kv_open(8, 0);\nkv_put(h1, \"k\", \"v\");\nkv_put(h1, \"zq-failed\", \"b\");\n"
+              "kv_put(h1, \"zq-dead\", \"c\");\n",
               &in);
   uint64_t states[1] = {0};
   sf_feedback fb;
-  fake_feedback(&fb, &in, 3, 3, 1, states);
-  fb.status = 1; /* SF_RUN_ERROR_RESULT, at the last call */
+  fake_feedback(&fb, &in, 4, 3, 1, states);
+  fb.status = SF_RUN_ERROR_RESULT; /* at call 3: calls 1-3 ran legally */
   assert_true(sf_feedback_fails_last(&fb));
   const sf_mutation ops[] = {SF_MUT_EXTEND, SF_MUT_INSERT, SF_MUT_REPEAT, SF_MUT_CHANGE,
                              SF_MUT_REMOVE};
@@ -375,6 +377,7 @@ static void test_failed_last_call(void **state) {
       sf_mutator_note_run(m, &fb);
       size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
       check_output(demo, &s, out, n, sizeof out, 64);
+      assert_int_equal(call_with_string(&s, "zq-dead"), -1); /* never ran */
       int c = call_with_string(&s, "zq-failed");
       if (c < 0) continue;
       assert_int_equal((uint32_t)c, s.ncalls - 1); /* nothing after the failure */

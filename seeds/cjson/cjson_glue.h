@@ -19,6 +19,11 @@
  * that removes or frees nodes of that tree, so node handles never dangle. */
 static inline cJSON *cj_item(cJSON *root) { return root; }
 
+/* The text of a whole tree, what cJSON_Parse reads back (the grammar says
+ * cJSON_Parse is its inverse_of): the simplifier prints a tree some calls
+ * built with it and replaces those calls with one parse of the text. */
+static inline char *cj_print(cJSON *root) { return cJSON_PrintUnformatted(root); }
+
 /* Is `node` a direct child of `parent`? (a precondition of the *ViaPointer
  * functions that the grammar cannot state) */
 static inline int cj_is_child(const cJSON *parent, const cJSON *node) {
