@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../base/sf_hash.h"
 #include "../harness/options.h"
 
 typedef struct minimizer {
@@ -23,6 +24,7 @@ typedef struct minimizer {
   struct timespec start;
   bool out_of_budget;
   sf_runner *runner;
+  sf_hashset *probed; /* materialization probes already run */
 } minimizer;
 
 static double elapsed(const minimizer *z) {
@@ -41,14 +43,17 @@ static void progress(minimizer *z, const char *fmt, ...) {
   z->opt->progress(z->opt->ctx, line);
 }
 
-/* Does s crash the same way? */
-static bool same_crash(minimizer *z, sf_seq *s) {
+/* May another run be made? (Sets out_of_budget when not.) */
+static bool budget_left(minimizer *z) {
   double max_s = z->opt->max_seconds > 0 ? z->opt->max_seconds : 60;
   uint32_t max_runs = z->opt->max_runs ? z->opt->max_runs : 5000;
-  if (z->res->runs >= max_runs || elapsed(z) >= max_s) {
-    z->out_of_budget = true;
-    return false;
-  }
+  if (z->res->runs >= max_runs || elapsed(z) >= max_s) z->out_of_budget = true;
+  return !z->out_of_budget;
+}
+
+/* Does s crash the same way? */
+static bool same_crash(minimizer *z, sf_seq *s) {
+  if (!budget_left(z)) return false;
   sf_buf_reset(&z->enc);
   if (sf_seq_encode(s, &z->enc)) return false;
   sf_signature sig;
@@ -351,6 +356,9 @@ static bool pass_materialize(minimizer *z) {
     a[0].bits = z->cur.calls[i].val0;
     sf_buf_reset(&z->enc);
     if (sf_seq_validate(&probe, NULL, 0) || sf_seq_encode(&probe, &z->enc)) continue;
+    /* A probe tried in an earlier round failed then: not again. */
+    if (!sf_hashset_insert(z->probed, sf_hash_bytes(z->enc.data, z->enc.len, 0)) || !budget_left(z))
+      continue;
     sf_signature sig;
     char *report = NULL;
     z->res->runs++;
@@ -578,6 +586,7 @@ int sf_minimize(const sf_api *api, const sf_seq *in, const sf_min_options *opt, 
   progress(&z, "crash: %s (%u calls); candidates run in %s", sig, z.cur.ncalls,
            sf_runner_mode(z.runner));
   build_replacements(&z);
+  if (!(z.probed = sf_hashset_new(1024))) goto done;
   pass_prefix(&z);
   for (int round = 0; round < 8 && !z.out_of_budget; round++) {
     bool changed = pass_remove(&z);
@@ -596,6 +605,7 @@ done:
     sf_seq_free(&z.synth[k]);
   free(z.synth);
   free(z.repl);
+  sf_hashset_free(z.probed);
   res->seconds = elapsed(&z);
   res->calls_after = z.cur.ncalls;
   sf_seq_free(&z.cur);
