@@ -89,7 +89,7 @@ seqfuzz_runtime() {
   key=$(echo "$rtflags" | md5sum | cut -c1-8)
   SEQFUZZ_RT="$SEQFUZZ_ROOT/build/targets/runtime-$key"
   SEQFUZZ="$SEQFUZZ_ROOT/build/targets/tools/seqfuzz"
-  if [ ! -x "$SEQFUZZ" ] || [ -n "$(find "$SEQFUZZ_ROOT"/{base,grammar,sequence,harness,mutator,cli} -newer "$SEQFUZZ" -name '*.[ch]' | head -1)" ]; then
+  if [ ! -x "$SEQFUZZ" ] || [ -n "$(find "$SEQFUZZ_ROOT"/{base,grammar,sequence,harness,mutator,solver,simplifier,cli} -newer "$SEQFUZZ" -name '*.[ch]' | head -1)" ]; then
     env -u CFLAGS -u CXXFLAGS -u LDFLAGS cmake -S "$SEQFUZZ_ROOT" -B "$SEQFUZZ_ROOT/build/targets/tools" \
       -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DSEQFUZZ_FUZZERS=OFF \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS= -DCMAKE_CXX_FLAGS= >/dev/null
