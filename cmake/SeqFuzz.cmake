@@ -13,24 +13,25 @@ function(seqfuzz_add_fuzzer name)
     DEPENDS seqfuzz ${ARG_API}
     COMMENT "Embedding ${ARG_API} into ${name}")
   add_executable(${name} ${gen} ${SEQFUZZ_SOURCE_DIR}/harness/fuzz_target.c
-                         ${SEQFUZZ_SOURCE_DIR}/harness/cmp_trace.c)
+                         ${SEQFUZZ_SOURCE_DIR}/harness/cmp_trace.c
+                         ${SEQFUZZ_SOURCE_DIR}/harness/edges.c)
   target_include_directories(${name} PRIVATE ${SEQFUZZ_SOURCE_DIR} ${ARG_INCLUDES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBRARIES} seqfuzz_solver seqfuzz_mutator seqfuzz_core)
   if(SEQFUZZ_OSSFUZZ)
     target_compile_definitions(${name} PRIVATE SEQFUZZ_OSSFUZZ=1)
   endif()
-  target_link_options(${name} PRIVATE ${SEQFUZZ_ENGINE_LINK} ${SEQFUZZ_CMP_WRAP})
+  target_link_options(${name} PRIVATE ${SEQFUZZ_ENGINE_LINK} ${SEQFUZZ_WRAP})
   target_compile_options(${name} PRIVATE -fsanitize=address,undefined)
 endfunction()
 
-# The comparison callbacks the harness notes constants from (harness/cmp_trace.h).
-set(SEQFUZZ_CMP_WRAP
-    -Wl,--wrap=__sanitizer_cov_trace_cmp1,--wrap=__sanitizer_cov_trace_cmp2
-    -Wl,--wrap=__sanitizer_cov_trace_cmp4,--wrap=__sanitizer_cov_trace_cmp8
-    -Wl,--wrap=__sanitizer_cov_trace_const_cmp1,--wrap=__sanitizer_cov_trace_const_cmp2
-    -Wl,--wrap=__sanitizer_cov_trace_const_cmp4,--wrap=__sanitizer_cov_trace_const_cmp8
-    -Wl,--wrap=__sanitizer_cov_trace_switch)
 set(SEQFUZZ_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}/.. CACHE INTERNAL "")
+# The sanitizer-coverage callbacks the harness looks at before the engine
+# (harness/wrapped.txt: comparisons, cmp_trace.h; counter tables, edges.h).
+file(STRINGS ${SEQFUZZ_SOURCE_DIR}/harness/wrapped.txt _seqfuzz_wrapped)
+set(SEQFUZZ_WRAP)
+foreach(sym IN LISTS _seqfuzz_wrapped)
+  list(APPEND SEQFUZZ_WRAP -Wl,--wrap=${sym})
+endforeach()
 
 # How fuzz targets are linked and target libraries instrumented, by engine:
 # OSS-Fuzz's $LIB_FUZZING_ENGINE when set, else libFuzzer, or AFL++'s

@@ -34,7 +34,8 @@ sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, 
   fb->version = SF_FB_VERSION;
   fb->input_hash = input_hash;
   fb->nvalues = 0;
-  fb->ncmp = 0; /* the caller fills in comparisons, if it traces them */
+  fb->ncmp = 0;                        /* the caller fills in comparisons, if it traces them */
+  fb->new_edges = SF_FB_EDGES_UNKNOWN; /* and the edges, if it counts them */
   fb->ncalls = s->ncalls;
   sf_exec_hooks hooks = {fb, NULL, before_cleanup};
   sf_run_result r;

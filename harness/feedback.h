@@ -22,11 +22,12 @@
 
 #include "exec.h"
 
-#define SF_FB_MAGIC      0x42464653u /* "SFFB" */
-#define SF_FB_VERSION    2u
-#define SF_FB_MAX_VALUES 256 /* states of later values are not recorded */
-#define SF_FB_MAX_CMP    32  /* compared-against constants kept per run */
-#define SF_SHM_ENV       "SEQFUZZ_SHM"
+#define SF_FB_MAGIC         0x42464653u /* "SFFB" */
+#define SF_FB_VERSION       3u
+#define SF_FB_MAX_VALUES    256 /* states of later values are not recorded */
+#define SF_FB_MAX_CMP       32  /* compared-against constants kept per run */
+#define SF_SHM_ENV          "SEQFUZZ_SHM"
+#define SF_FB_EDGES_UNKNOWN UINT32_MAX
 
 typedef struct sf_feedback {
   uint32_t magic; /* written last: a record torn by a crash is not valid */
@@ -37,6 +38,9 @@ typedef struct sf_feedback {
                        * last of them may have failed (sf_feedback_fails_last) */
   uint32_t ncalls;
   uint32_t nvalues; /* entries of state[] that are set */
+  /* Edges of the target this run reached that no earlier counted run did
+   * (harness/edges.h), or SF_FB_EDGES_UNKNOWN where the build cannot tell. */
+  uint32_t new_edges;
   /* Constants the target compared against during the run (comparison
    * tracing, harness/cmp_trace.h), for the mutator's integer values. */
   uint32_t ncmp;

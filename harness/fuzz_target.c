@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cmp_trace.h"
+#include "edges.h"
 #include "embedded.h"
 #include "exec.h"
 #include "feedback.h"
@@ -77,9 +78,14 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   (void)ctx;
   if (sf_mutator_interpret(G.mut, &G.probe_seq, data, size)) sf_seq_clear(&G.probe_seq);
   uint64_t hash = sf_feedback_input_hash(data, size);
+  /* Between the engine's runs the counters are free: they tell which edges
+   * this entry reached first (the schedule credits its mutation by that). */
+  bool count_edges = sf_edges_available();
+  if (count_edges) sf_edges_clear();
   sf_cmp_trace_begin();
   sf_feedback_run(G.exec, &G.probe_seq, hash, fb);
   fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
+  if (count_edges) fb->new_edges = sf_edges_new();
   sf_solver_budget_new_input(&G.budget);
   if (G.solver) {
     /* A corpus entry: the solver learns its comparisons, and counts it as a
@@ -147,11 +153,12 @@ static void print_stats(void) {
           100.0 * (double)s.pruned_equiv / cand, (unsigned long long)s.pool_size,
           (unsigned long long)s.states_seen, (unsigned long long)s.probes,
           s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0);
-  /* Which mutations made new corpus entries (the schedule favours them). */
+  /* Which mutations made corpus entries that reached new code (the
+   * schedule favours them). */
   static const char *const names[SF_MUT_COUNT] = {
       "", "extend", "insert", "remove", "change", "document", "repeat", "splice", "crossover"};
   char line[512];
-  int n = snprintf(line, sizeof line, "seqfuzz: new inputs / outputs by mutation:");
+  int n = snprintf(line, sizeof line, "seqfuzz: new code / outputs by mutation:");
   for (int k = 1; k < SF_MUT_COUNT && n > 0 && (size_t)n < sizeof line; k++)
     n += snprintf(line + n, sizeof line - (size_t)n, " %s %llu/%llu", names[k],
                   (unsigned long long)s.found[k], (unsigned long long)s.tried[k]);
@@ -280,9 +287,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (G.opt.trace) return trace_run(seq);
   bool legal;
-  sf_cmp_trace_begin();
   if (G.channel) {
     /* AFL++: the mutator cannot run inputs, so every run records everything. */
+    sf_cmp_trace_begin();
     sf_feedback *fb = sf_channel_record(G.channel);
     sf_feedback_run(G.exec, seq, hash, fb);
     legal = fb->status == SF_RUN_OK || fb->status == SF_RUN_ERROR_RESULT;
@@ -290,7 +297,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
     __atomic_store_n(&fb->magic, SF_FB_MAGIC, __ATOMIC_RELEASE);
   } else {
-    /* libFuzzer: a plain run; the mutator asks for observers when it needs them. */
+    /* libFuzzer: a plain run; the mutator asks for observers and constants
+     * (probe_run) when it meets a corpus entry, so nothing is noted here. */
     sf_run_result r;
     sf_exec_run(G.exec, seq, NULL, &r);
     legal = sf_run_legal(&r);
@@ -300,7 +308,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     G.local.ncalls = seq->ncalls;
     G.local.stop_call = sf_run_legal_calls(&r, seq);
     G.local.nvalues = 0;
-    G.local.ncmp = sf_cmp_trace_end(G.local.cmp, SF_FB_MAX_CMP);
+    G.local.new_edges = SF_FB_EDGES_UNKNOWN;
+    G.local.ncmp = 0;
     G.local.magic = SF_FB_MAGIC;
     sf_mutator_note_run(G.mut, &G.local);
   }

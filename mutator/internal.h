@@ -37,7 +37,8 @@ struct sf_mutator {
   uint32_t nreus, reuscap;
   uint64_t *maps[2]; /* value maps, kept to avoid allocating per mutation */
   uint32_t mapcap[2];
-  sf_buf bytes; /* scratch for building string and buffer arguments */
+  sf_buf bytes;  /* scratch for building string and buffer arguments */
+  sf_buf linked; /* scratch: the bytes an argument had before a change */
   sf_mutator_runner runner;
   void *runner_ctx;
   sf_byte_mutator byte_mutator;

@@ -66,6 +66,7 @@ void sf_mutator_free(sf_mutator *m) {
   free(m->maps[0]);
   free(m->maps[1]);
   sf_buf_free(&m->bytes);
+  sf_buf_free(&m->linked);
   free(m);
 }
 
@@ -89,6 +90,11 @@ const sf_seq *sf_mutator_last_output(const sf_mutator *m, uint64_t hash) {
   return m->last_out_valid && m->last_out == hash ? &m->next : NULL;
 }
 
+/* Did a new corpus entry reach new code (unknown: assume it did)? */
+static bool reached_new_code(const sf_feedback *fb) {
+  return fb->new_edges != 0;
+}
+
 /* What is known of an input: its pool entry, adding it with a run by the
  * runner if it is new and not the engine's last run. *legal receives the
  * calls known to be legal, *fails_last whether the last of them failed. */
@@ -103,7 +109,7 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
   if (!e && m->runner) {
     m->runner(m->runner_ctx, d, n, &m->scratch);
     m->stats.probes++;
-    sf_sched_new_input(&m->sched, h); /* a new corpus entry: credit its mutation */
+    sf_sched_new_input(&m->sched, h, reached_new_code(&m->scratch)); /* credit its mutation */
     e = sf_pool_add(m->pool, d, n, &m->scratch);
     sf_mut_absorb_cmp(m, &m->scratch);
   }
@@ -114,7 +120,8 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
 
 void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const sf_feedback *fb) {
   uint64_t h = sf_feedback_input_hash(data, size);
-  if (!sf_pool_find(m->pool, h)) sf_sched_new_input(&m->sched, h);
+  if (!sf_pool_find(m->pool, h))
+    sf_sched_new_input(&m->sched, h, !sf_feedback_valid(fb, h) || reached_new_code(fb));
   if (sf_pool_add(m->pool, data, size, fb) &&
       sf_feedback_valid(fb, sf_feedback_input_hash(data, size)))
     sf_mut_absorb_cmp(m, fb);
@@ -190,6 +197,10 @@ static int copy_cur(sf_mutator *m) {
   return sf_mut_copy_calls(m, &m->next, &m->cur, 0, m->cur.ncalls, map, m->cur_reus, m->ncur_reus);
 }
 
+static bool is_bytes_input(const sf_param *p) {
+  return sf_param_is_input(p) && (p->kind == SF_STRING || p->kind == SF_BUFFER);
+}
+
 /* The longest string or buffer argument (a document a parser reads), if
  * any has 16 bytes or more. */
 static bool longest_bytes_arg(const sf_seq *s, uint32_t *call, uint32_t *param) {
@@ -199,7 +210,7 @@ static bool longest_bytes_arg(const sf_seq *s, uint32_t *call, uint32_t *param) 
     const sf_func *f = sf_seq_func(s, ci);
     for (uint32_t i = 0; i < f->nparams; i++) {
       const sf_param *p = &f->params[i];
-      if (!sf_param_is_input(p) || (p->kind != SF_STRING && p->kind != SF_BUFFER)) continue;
+      if (!is_bytes_input(p)) continue;
       const sf_arg *a = &sf_seq_args(s, ci)[i];
       if (a->len > best) {
         best = a->len;
@@ -210,6 +221,29 @@ static bool longest_bytes_arg(const sf_seq *s, uint32_t *call, uint32_t *param) 
     }
   }
   return found;
+}
+
+/* The other string and buffer arguments of s that held the bytes `old`
+ * (saved in m->linked) before argument (ci, pi) changed take its new bytes
+ * too: a pattern matched against itself, a key put and later deleted stay
+ * related as they change. */
+static int change_linked(sf_mutator *m, sf_seq *s, uint32_t ci, uint32_t pi) {
+  const sf_arg *changed = &sf_seq_args(s, ci)[pi];
+  sf_buf *now = &m->bytes, *old = &m->linked;
+  sf_buf_reset(now);
+  if (sf_buf_append(now, sf_seq_bytes(s, changed), changed->len)) return -1;
+  for (uint32_t k = 0; k < s->ncalls; k++) {
+    const sf_func *f = sf_seq_func(s, k);
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      sf_arg *a = &sf_seq_args(s, k)[i];
+      if ((k == ci && i == pi) || !is_bytes_input(&f->params[i]) || a->len != old->len ||
+          (f->params[i].kind == SF_STRING && a->bits) ||
+          memcmp(sf_seq_bytes(s, a), old->data, old->len) != 0)
+        continue;
+      if (sf_seq_set_bytes(s, a, now->data ? now->data : (const uint8_t *)"", now->len)) return -1;
+    }
+  }
+  return 0;
 }
 
 /* Change one input argument of one call; with document, the longest string
@@ -243,6 +277,12 @@ static int mut_arg(sf_mutator *m, bool document_only) {
     } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
       sf_arg na = *a;
       bool is_null = p->kind == SF_STRING && a->bits;
+      /* Half of the time, arguments equal to this one follow its change. */
+      bool link = p->kind != SF_ARRAY && !is_null && a->len && sf_rng_chance(&m->rng, 1, 2);
+      if (link) {
+        sf_buf_reset(&m->linked);
+        if (sf_buf_append(&m->linked, sf_seq_bytes(s, a), a->len)) return -1;
+      }
       /* Documents (a parser's input: 16 bytes or more) get the engine's
        * byte mutations half of the time, short strings now and then. */
       bool document = a->len >= 16;
@@ -283,6 +323,7 @@ static int mut_arg(sf_mutator *m, bool document_only) {
         return -1;
       }
       *a = na; /* repair fixes lengths, NULs and element canonical forms */
+      if (link && change_linked(m, s, ci, i)) return -1;
     } else if (m->byte_mutator && sf_kind_size(p->kind) && sf_rng_chance(&m->rng, 1, 8)) {
       /* The engine's byte mutations on the value's bytes (little endian). */
       m->last_op = "change-engine";
@@ -418,13 +459,14 @@ static bool accept_candidate(sf_mutator *m, const uint8_t *out, size_t n, bool l
   return last_try;
 }
 
-static void count_output(sf_mutator *m, const uint8_t *out, size_t n) {
+/* n: the output's size; in: the size of the input it was made from. */
+static void count_output(sf_mutator *m, const uint8_t *out, size_t n, size_t in) {
   if (!n) return;
   m->stats.mutations++;
   m->stats.calls_emitted += m->next.ncalls;
   m->last_out = sf_feedback_input_hash(out, n);
   m->last_out_valid = true;
-  sf_sched_emitted(&m->sched, m->last_out, m->last_mut);
+  sf_sched_emitted(&m->sched, m->last_out, m->last_mut, n < in);
 }
 
 #define CANDIDATE_TRIES 4
@@ -437,8 +479,10 @@ static sf_mutation next_mutation(sf_mutator *m, bool crossover) {
                        m->cur.ncalls < m->opt.max_calls, crossover);
 }
 
-/* Mutate m->cur (loaded) into out; first_op: the first candidate's mutation. */
-static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, uint8_t *out, size_t max_size) {
+/* Mutate m->cur (loaded from in_size bytes) into out; first_op: the first
+ * candidate's mutation. */
+static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, size_t in_size, uint8_t *out,
+                            size_t max_size) {
   size_t n = 0;
   for (int t = 0; t < CANDIDATE_TRIES; t++) {
     int rc;
@@ -476,7 +520,7 @@ static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, uint8_t *out, s
     n = finish(m, &m->next, out, max_size);
     if (accept_candidate(m, out, n, t == CANDIDATE_TRIES - 1)) break;
   }
-  count_output(m, out, n);
+  count_output(m, out, n, in_size);
   return n;
 }
 
@@ -484,7 +528,7 @@ size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_
                          size_t max_size, uint64_t seed) {
   sf_rng_seed(&m->rng, seed);
   load_input(m, data, size);
-  return mutate_loaded(m, next_mutation(m, false), out, max_size);
+  return mutate_loaded(m, next_mutation(m, false), size, out, max_size);
 }
 
 size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const uint8_t *d2,
@@ -512,7 +556,7 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
   sf_mutation op = m->opt.only == SF_MUT_MIX ? next_mutation(m, true) : SF_MUT_CROSSOVER;
   if (op != SF_MUT_CROSSOVER) {
     free(copy);
-    return mutate_loaded(m, op, out, max_size);
+    return mutate_loaded(m, op, s1, out, max_size);
   }
   size_t n = 0;
   m->last_mut = SF_MUT_CROSSOVER;
@@ -522,6 +566,6 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
     if (accept_candidate(m, out, n, t == CANDIDATE_TRIES - 1)) break;
   }
   free(copy);
-  count_output(m, out, n);
+  count_output(m, out, n, s1);
   return n;
 }

@@ -64,7 +64,8 @@ typedef struct sf_mutator_stats {
   uint64_t calls_emitted;  /* total length of the outputs, in calls */
   uint64_t probes;         /* inputs run by the runner to learn their states */
   uint64_t pool_size, states_seen;
-  /* Per mutation: outputs, and outputs that came back as new inputs. */
+  /* Per mutation: outputs, and outputs that came back as new inputs that
+   * reached new code (or where the build cannot tell). */
   uint64_t tried[SF_MUT_COUNT], found[SF_MUT_COUNT];
 } sf_mutator_stats;
 

@@ -41,11 +41,19 @@ static void update_weights(sf_schedule *s) {
       s->tries[k] /= 2;
       s->finds[k] /= 2;
     }
-  /* Success rate relative to the average, smoothed toward 1. */
-  double mean = (all_finds + 1) / (all_tries + 1), sum = 0, adapt[SF_MUT_COUNT];
+  /* The adaptive part follows the success rates alone (probability
+   * matching); the base mix is only their prior (pseudo-tries at the mean
+   * rate scaled by the base weight), so it holds while there is little data.
+   * Scaled by the base weights for good, a mutation with a small one could
+   * not win however well it did. */
+  double mean = (all_finds + 1) / (all_tries + 1), sum = 0, adapt[SF_MUT_COUNT], base_mean = 0;
+  int nbase = 0;
+  for (int k = 0; k < SF_MUT_COUNT; k++)
+    if (base_weight[k] > 0) base_mean += base_weight[k], nbase++;
+  base_mean /= nbase;
   for (int k = 0; k < SF_MUT_COUNT; k++) {
-    double rate = (s->finds[k] + PRIOR * mean) / (s->tries[k] + PRIOR);
-    adapt[k] = base_weight[k] * rate / mean;
+    double prior = PRIOR * mean * base_weight[k] / base_mean;
+    adapt[k] = (s->finds[k] + prior) / (s->tries[k] + PRIOR);
     sum += adapt[k];
   }
   s->total = 0;
@@ -79,18 +87,24 @@ sf_mutation sf_sched_pick(sf_schedule *s, sf_rng *r, uint32_t ncalls, bool has_d
   return crossover ? SF_MUT_CROSSOVER : SF_MUT_CHANGE;
 }
 
-void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op) {
+void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op, bool shrank) {
   if (op <= SF_MUT_MIX || op >= SF_MUT_COUNT) return;
   s->tries[op] += 1;
   s->tried[op]++;
   s->recent[hash % SF_SCHED_RECENT].hash = hash;
   s->recent[hash % SF_SCHED_RECENT].op = (uint8_t)op;
+  s->recent[hash % SF_SCHED_RECENT].shrank = shrank;
 }
 
-void sf_sched_new_input(sf_schedule *s, uint64_t hash) {
+void sf_sched_new_input(sf_schedule *s, uint64_t hash, bool new_code) {
   uint32_t slot = (uint32_t)(hash % SF_SCHED_RECENT);
   if (s->recent[slot].hash != hash || !s->recent[slot].op) return;
-  s->finds[s->recent[slot].op] += 1;
-  s->found[s->recent[slot].op]++;
+  uint8_t op = s->recent[slot].op;
+  if (new_code) {
+    s->finds[op] += 1;
+    s->found[op]++;
+  } else if (!s->recent[slot].shrank) {
+    s->finds[op] += 0.1;
+  }
   s->recent[slot].op = 0; /* credited once */
 }

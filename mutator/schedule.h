@@ -4,11 +4,12 @@
  * explored, new calls find new code; for a parser behind the API, changing
  * its document does. The schedule learns which mutations pay: an output is
  * remembered (hash -> mutation) for a while, and when the engine hands it
- * back as a new corpus entry (it reached new coverage), that mutation is
- * credited. Choice is proportional to base weight x success rate, with a
- * floor of the base mix so that no mutation starves, and counts decay so
- * that the mix follows the campaign (in the spirit of MOpt's operator
- * scheduling). */
+ * back as a new corpus entry, that mutation is credited, by how much the
+ * entry says (sf_sched_new_input: libFuzzer also keeps inputs that only
+ * change hit counts, and smaller copies of entries: credited like new code,
+ * removing calls looked best, and documents were left unexplored). Choice is proportional to base
+ * weight x success rate, with a floor of the base mix so that no mutation starves, and counts decay
+ * so that the mix follows the campaign (in the spirit of MOpt's operator scheduling). */
 #ifndef SF_SCHEDULE_H
 #define SF_SCHEDULE_H
 
@@ -22,10 +23,11 @@
 
 typedef struct sf_schedule {
   double tries[SF_MUT_COUNT], finds[SF_MUT_COUNT];   /* decayed counts */
-  uint64_t tried[SF_MUT_COUNT], found[SF_MUT_COUNT]; /* totals, for statistics */
+  uint64_t tried[SF_MUT_COUNT], found[SF_MUT_COUNT]; /* totals (found: new code), statistics */
   struct {
     uint64_t hash;
     uint8_t op;
+    bool shrank;
   } recent[SF_SCHED_RECENT];
   double weight[SF_MUT_COUNT]; /* current choice weights, recomputed now and then */
   double total;
@@ -42,9 +44,14 @@ void sf_sched_init(sf_schedule *s, bool adaptive);
  * others apply to its first input). */
 sf_mutation sf_sched_pick(sf_schedule *s, sf_rng *r, uint32_t ncalls, bool has_document,
                           bool can_grow, bool crossover);
-/* An output of mutation op, with its input hash, was emitted. */
-void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op);
-/* The engine kept an input new to the mutator: credit what made it. */
-void sf_sched_new_input(sf_schedule *s, uint64_t hash);
+/* An output of mutation op was emitted (hash: of its bytes); shrank: it is
+ * smaller than the input it was made from. */
+void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op, bool shrank);
+/* The engine kept an input new to the mutator; new_code: it reached an edge
+ * no earlier input reached (true where that is unknown). Credits the
+ * mutation that made it: fully for new code, a tenth for an input that only
+ * changed hit counts, nothing for a smaller one without new code (libFuzzer
+ * keeps a smaller input with the same features in place of a larger one). */
+void sf_sched_new_input(sf_schedule *s, uint64_t hash, bool new_code);
 
 #endif

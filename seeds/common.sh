@@ -118,20 +118,17 @@ seqfuzz_fuzzer() {
   # The embedded file takes the addresses of the API's functions, possibly
   # static inline ones from the target's headers: compile it like the library.
   $CC $CFLAGS "${inc[@]}" -I "$SEQFUZZ_ROOT" -c "$obj/embedded.c" -o "$obj/embedded.o"
-  local f
-  for f in fuzz_target cmp_trace; do
+  local f wraps=()
+  for f in fuzz_target cmp_trace edges; do
     clang-14 $rtflags ${SEQFUZZ_OSSFUZZ:+-DSEQFUZZ_OSSFUZZ=1} -I "$SEQFUZZ_ROOT" \
       -c "$SEQFUZZ_ROOT/harness/$f.c" -o "$obj/$f.o"
   done
-  $CXX $CXXFLAGS "$obj/embedded.o" "$obj/fuzz_target.o" "$obj/cmp_trace.o" "$@" \
+  # The sanitizer-coverage callbacks the harness looks at before the engine.
+  while read -r f; do wraps+=("-Wl,--wrap=$f"); done <"$SEQFUZZ_ROOT/harness/wrapped.txt"
+  $CXX $CXXFLAGS "$obj/embedded.o" "$obj/fuzz_target.o" "$obj/cmp_trace.o" "$obj/edges.o" "$@" \
     "$SEQFUZZ_RT/libseqfuzz_solver.a" "$SEQFUZZ_RT/libseqfuzz_mutator.a" \
     "$SEQFUZZ_RT/libseqfuzz_core.a" -Wl,-Bstatic -lffi -lxxhash -Wl,-Bdynamic -lz3 -ldl -lrt -lm \
-    -Wl,--wrap=__sanitizer_cov_trace_cmp1,--wrap=__sanitizer_cov_trace_cmp2 \
-    -Wl,--wrap=__sanitizer_cov_trace_cmp4,--wrap=__sanitizer_cov_trace_cmp8 \
-    -Wl,--wrap=__sanitizer_cov_trace_const_cmp1,--wrap=__sanitizer_cov_trace_const_cmp2 \
-    -Wl,--wrap=__sanitizer_cov_trace_const_cmp4,--wrap=__sanitizer_cov_trace_const_cmp8 \
-    -Wl,--wrap=__sanitizer_cov_trace_switch \
-    $LIB_FUZZING_ENGINE -o "$OUT/$name"
+    "${wraps[@]}" $LIB_FUZZING_ENGINE -o "$OUT/$name"
   cp "$api" "$OUT/$name.api"
   log "built $OUT/$name"
 }

@@ -1,8 +1,10 @@
 /* Run records: observers give abstract states, records are validated before
- * use, and the shared-memory channel carries them between processes. */
+ * use, the shared-memory channel carries them between processes, and edges
+ * reached for the first time are counted from the engine's counters. */
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness/edges.h"
 #include "harness/exec.h"
 #include "harness/feedback.h"
 #include "objlib.h"
@@ -119,11 +121,40 @@ static void test_channel(void **state) {
   unsetenv(SF_SHM_ENV);
 }
 
+/* Counter tables as the instrumentation registers them (this test binary
+ * has no engine: the wrapper only notes them): an edge counts the first
+ * time a run shows it, and clearing readies the counters for a run. */
+void __wrap___sanitizer_cov_8bit_counters_init(uint8_t *start, uint8_t *stop);
+
+static void test_new_edges(void **state) {
+  (void)state;
+  static uint8_t module_a[21], module_b[3];
+  assert_false(sf_edges_available());
+  __wrap___sanitizer_cov_8bit_counters_init(module_a, module_a + sizeof module_a);
+  __wrap___sanitizer_cov_8bit_counters_init(module_b, module_b + sizeof module_b);
+  assert_true(sf_edges_available());
+  module_a[0] = 1;
+  module_a[9] = 200; /* inside a word of zeros and ones */
+  module_a[20] = 3;  /* in the tail that is not a whole word */
+  module_b[1] = 1;
+  assert_int_equal(sf_edges_new(), 4);
+  assert_int_equal(sf_edges_new(), 0); /* seen: no longer new */
+  sf_edges_clear();
+  for (size_t i = 0; i < sizeof module_a; i++)
+    assert_int_equal(module_a[i], 0);
+  assert_int_equal(module_b[1], 0);
+  module_a[9] = 1; /* seen before */
+  module_a[10] = 1;
+  module_b[2] = 7;
+  assert_int_equal(sf_edges_new(), 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_states),
       cmocka_unit_test(test_validation),
       cmocka_unit_test(test_channel),
+      cmocka_unit_test(test_new_edges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

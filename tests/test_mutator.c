@@ -207,6 +207,52 @@ static void test_each_mutation(void **state) {
   sf_buf_free(&other);
 }
 
+/* Changing a string that other arguments repeat (a key put, then looked up)
+ * changes the copies with it half of the time; an argument with other bytes
+ * never follows. */
+static void test_linked_change(void **state) {
+  (void)state;
+  sf_buf in = {0};
+  encode_text("h1 = kv_open(8, 0);\n"
+              "kv_put(h1, \"key\", \"v\");\n"
+              "kv_lookup(h1, \"key\");\n"
+              "kv_del(h1, \"other\");\n",
+              &in);
+  sf_mutator_options opt = {.max_calls = 32, .only = SF_MUT_CHANGE, .no_equivalence = true};
+  sf_mutator *m = sf_mutator_new(demo, &opt);
+  sf_seq s;
+  sf_seq_init(&s, demo);
+  uint8_t out[2048];
+  int put_changed = 0, followed = 0, other_moved = 0;
+  for (uint64_t seed = 0; seed < 2000; seed++) {
+    size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+    check_output(demo, &s, out, n, sizeof out, opt.max_calls);
+    if (s.ncalls != 4) continue;
+    const sf_arg *put = &sf_seq_args(&s, 1)[1], *look = &sf_seq_args(&s, 2)[1],
+                 *del = &sf_seq_args(&s, 3)[1];
+    bool put_same = put->len == 3 && memcmp(sf_seq_bytes(&s, put), "key", 3) == 0;
+    bool look_same = look->len == 3 && memcmp(sf_seq_bytes(&s, look), "key", 3) == 0;
+    other_moved += !(del->len == 5 && memcmp(sf_seq_bytes(&s, del), "other", 5) == 0) &&
+                   !(put_same && look_same);
+    if (put_same) continue;
+    put_changed++;
+    followed += look->len == put->len &&
+                memcmp(sf_seq_bytes(&s, look), sf_seq_bytes(&s, put), put->len) == 0;
+  }
+  if (getenv("TEST_VERBOSE"))
+    fprintf(stderr, "put changed %d, lookup followed %d, other moved %d\n", put_changed, followed,
+            other_moved);
+  assert_true(put_changed > 100);
+  /* Either string may be the one changed: the lookup follows the put or the
+   * put the lookup, each half of the time (about 2/3 of the changed puts). */
+  assert_true(followed > put_changed / 3);
+  assert_true(followed < put_changed * 9 / 10);
+  assert_int_equal(other_moved, 0);
+  sf_seq_free(&s);
+  sf_mutator_free(m);
+  sf_buf_free(&in);
+}
+
 /* Picks of each mutation out of n. */
 static void count_picks(sf_schedule *sc, sf_rng *r, uint32_t n, bool doc, bool grow,
                         uint32_t *picks) {
@@ -229,9 +275,9 @@ static void test_schedule_learns(void **state) {
   uint64_t h = 1;
   for (int round = 0; round < 2000; round++)
     for (int k = SF_MUT_EXTEND; k < SF_MUT_CROSSOVER; k++, h++) {
-      sf_sched_emitted(&sc, h * 0x9e3779b97f4a7c15ULL, (sf_mutation)k);
+      sf_sched_emitted(&sc, h * 0x9e3779b97f4a7c15ULL, (sf_mutation)k, k == SF_MUT_REMOVE);
       if (k == SF_MUT_DOCUMENT && round % 4 == 0)
-        sf_sched_new_input(&sc, h * 0x9e3779b97f4a7c15ULL);
+        sf_sched_new_input(&sc, h * 0x9e3779b97f4a7c15ULL, true);
     }
   count_picks(&sc, &r, 20000, true, true, after);
   if (getenv("TEST_VERBOSE"))
@@ -244,14 +290,56 @@ static void test_schedule_learns(void **state) {
   }
   /* A credit counts once. */
   uint64_t found = sc.found[SF_MUT_DOCUMENT];
-  sf_sched_new_input(&sc, 1 * 0x9e3779b97f4a7c15ULL); /* an extend that found nothing */
-  sf_sched_new_input(&sc, 5 * 0x9e3779b97f4a7c15ULL);
+  sf_sched_new_input(&sc, 1 * 0x9e3779b97f4a7c15ULL, true); /* an extend that found nothing */
+  sf_sched_new_input(&sc, 5 * 0x9e3779b97f4a7c15ULL, true);
   assert_int_equal(sc.found[SF_MUT_DOCUMENT], found);
   /* No document: never a document change; at the length limit: no growth. */
   count_picks(&sc, &r, 5000, false, false, after);
   assert_int_equal(after[SF_MUT_DOCUMENT], 0);
   assert_int_equal(after[SF_MUT_EXTEND] + after[SF_MUT_INSERT] + after[SF_MUT_REPEAT], 0);
   assert_true(after[SF_MUT_CHANGE] > 0 && after[SF_MUT_REMOVE] > 0);
+}
+
+/* Picks of remove and document after remove found an entry every other try
+ * (new code or not, as remove_new_code says; its outputs are smaller than
+ * their inputs when remove_shrinks) and document every eighth (new code). */
+static void remove_vs_document(bool remove_new_code, bool remove_shrinks, uint32_t *remove,
+                               uint32_t *document) {
+  static sf_schedule sc;
+  sf_sched_init(&sc, true);
+  sf_rng r;
+  sf_rng_seed(&r, 11);
+  uint64_t h = 1;
+  for (int round = 0; round < 4000; round++)
+    for (int k = SF_MUT_EXTEND; k < SF_MUT_CROSSOVER; k++, h++) {
+      bool rm = k == SF_MUT_REMOVE;
+      sf_sched_emitted(&sc, h * 0x9e3779b97f4a7c15ULL, (sf_mutation)k, rm && remove_shrinks);
+      if (rm && round % 2 == 0) sf_sched_new_input(&sc, h * 0x9e3779b97f4a7c15ULL, remove_new_code);
+      if (k == SF_MUT_DOCUMENT && round % 8 == 0)
+        sf_sched_new_input(&sc, h * 0x9e3779b97f4a7c15ULL, true);
+    }
+  uint32_t picks[SF_MUT_COUNT];
+  count_picks(&sc, &r, 20000, true, true, picks);
+  *remove = picks[SF_MUT_REMOVE];
+  *document = picks[SF_MUT_DOCUMENT];
+  if (getenv("TEST_VERBOSE"))
+    fprintf(stderr, "remove (new code %d, shrinks %d): remove %u, document %u\n", remove_new_code,
+            remove_shrinks, *remove, *document);
+}
+
+/* Finds that only change hit counts (a tenth of a credit each) or that are
+ * smaller copies (none) lose to rarer finds of new code; finds of new code
+ * win whatever their size. */
+static void test_schedule_prefers_new_code(void **state) {
+  (void)state;
+  uint32_t rm, doc, rm_counts, doc_counts;
+  remove_vs_document(false, true, &rm, &doc);
+  assert_true(doc > rm * 2);
+  remove_vs_document(false, false, &rm_counts, &doc_counts);
+  assert_true(doc_counts > rm_counts * 3 / 2);
+  assert_true(rm_counts > rm); /* a tenth is more than nothing */
+  remove_vs_document(true, true, &rm, &doc);
+  assert_true(rm > doc * 3 / 2);
 }
 
 /* Through the mutator: an output handed back as a new input is credited to
@@ -514,7 +602,9 @@ int main(void) {
   demo = load_api_file(DEMO_API);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_each_mutation),
+      cmocka_unit_test(test_linked_change),
       cmocka_unit_test(test_schedule_learns),
+      cmocka_unit_test(test_schedule_prefers_new_code),
       cmocka_unit_test(test_schedule_credit_through_mutator),
       cmocka_unit_test(test_interpretation_is_deterministic),
       cmocka_unit_test(test_legality_filter),

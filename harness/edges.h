@@ -1,0 +1,30 @@
+/* edges.h: which edges of the target a run reached for the first time.
+ *
+ * A libFuzzer build (-fsanitize=fuzzer-no-link) gives each instrumented
+ * module a table of 8-bit counters, one per edge, and registers it through
+ * __sanitizer_cov_8bit_counters_init. A seqfuzz fuzzer links with
+ * -Wl,--wrap=__sanitizer_cov_8bit_counters_init (harness/wrapped.txt), so
+ * edges.c sees each table before passing it on. The engine clears the
+ * counters before each of its runs and reads them right after; in between,
+ * the harness may use them for a run of its own: clear, run, count.
+ *
+ * What it is for: libFuzzer keeps an input that only changes hit counts or
+ * that is a smaller copy of another entry (-reduce_inputs) as readily as
+ * one that reaches new code; the mutator's schedule should credit the
+ * mutations that reach new code. Builds without the counters (AFL++,
+ * coverage builds) have no tables: sf_edges_available() is false. */
+#ifndef SF_EDGES_H
+#define SF_EDGES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Are there counters (a libFuzzer-instrumented target is linked in)? */
+bool sf_edges_available(void);
+/* Zero every counter (before a run of the harness's own). */
+void sf_edges_clear(void);
+/* How many edges the counters show reached that no earlier call of this
+ * function counted; they count as seen from now on. */
+uint32_t sf_edges_new(void);
+
+#endif
