@@ -37,5 +37,8 @@ printf '[libfuzzer]\ndict = pcre2_seqfuzz.dict\n' >"$OUT/pcre2_seqfuzz.options"
 
 # The harness OSS-Fuzz uses (src/pcre2_fuzzsupport.c; it defines the code unit
 # width itself and, not including config.h, never JIT-compiles), same library.
-# The Debian source ships no seed corpus or dictionary for it.
+# The Debian source ships no seed corpus or dictionary for it; OSS-Fuzz gives
+# it a dictionary of pattern syntax, so it gets the same one as seqfuzz.
 own_fuzzer pcre2_own "$inc/pcre2_fuzzsupport.c" "$inc" "$lib"
+cp "$here/pcre2.dict" "$OUT/pcre2_own.dict"
+printf '[libfuzzer]\ndict = pcre2_own.dict\n' >"$OUT/pcre2_own.options"
