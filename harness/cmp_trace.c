@@ -11,9 +11,11 @@ static uint64_t noted[MAX_NOTED];
 static uint32_t nnoted;
 static bool noting;
 
-/* Constants worth a mutator's time: not the small numbers it tries anyway. */
+/* Constants worth a mutator's time: not the small numbers it tries anyway.
+ * Callers check `noting` first: most runs note nothing, and the check is
+ * cheaper than the call (every comparison of the target comes here). */
 NO_COV static void note(uint64_t c) {
-  if (!noting || c < 256 || c == UINT64_MAX || c == UINT32_MAX) return;
+  if (c < 256 || c == UINT64_MAX || c == UINT32_MAX) return;
   for (uint32_t i = 0; i < nnoted; i++)
     if (noted[i] == c) return;
   if (nnoted < MAX_NOTED) noted[nnoted++] = c;
@@ -122,7 +124,7 @@ void sf_cmp_trace_forward(bool on) {
     if (to_engine) __real___sanitizer_cov_trace_cmp##n(a, b);                                      \
   }                                                                                                \
   NO_COV void __wrap___sanitizer_cov_trace_const_cmp##n(T a, T b) {                                \
-    if (n > 1) note(a); /* the first argument is the compile-time constant */                      \
+    if (n > 1 && noting) note(a); /* the first argument is the compile-time constant */            \
     if (recording) record(SITE(), a, b, n, SF_TRACE_CONST);                                        \
     if (to_engine) __real___sanitizer_cov_trace_const_cmp##n(a, b);                                \
   }
@@ -136,8 +138,8 @@ NO_COV void __wrap___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
   /* cases[0]: number of cases, cases[1]: bit width, then the case values. */
   uint64_t site = SITE();
   uint8_t width = (uint8_t)(cases[1] / 8);
-  for (uint64_t i = 0; i < cases[0] && i < 64; i++) {
-    note(cases[2 + i]);
+  for (uint64_t i = 0; i < cases[0] && i < 64 && (noting || recording); i++) {
+    if (noting) note(cases[2 + i]);
     if (recording) record(site ^ ((i + 1) << 56), cases[2 + i], val, width, SF_TRACE_SWITCH);
   }
   if (to_engine) __real___sanitizer_cov_trace_switch(val, cases);
