@@ -14,6 +14,7 @@ static struct table {
   uint8_t *seen; /* one bit per counter; NULL if it could not be allocated */
 } tables[MAX_TABLES];
 static uint32_t ntables;
+static uint32_t nseen;
 
 /* The engine's own registration (libFuzzer's), reached through --wrap; weak
  * so that a build whose engine has none still links. */
@@ -57,5 +58,10 @@ uint32_t sf_edges_new(void) {
       n++;
     }
   }
+  nseen += n;
   return n;
+}
+
+uint32_t sf_edges_seen(void) {
+  return nseen;
 }

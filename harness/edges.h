@@ -26,5 +26,7 @@ void sf_edges_clear(void);
 /* How many edges the counters show reached that no earlier call of this
  * function counted; they count as seen from now on. */
 uint32_t sf_edges_new(void);
+/* How many edges sf_edges_new() has counted so far (for statistics). */
+uint32_t sf_edges_seen(void);
 
 #endif

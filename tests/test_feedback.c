@@ -147,6 +147,7 @@ static void test_new_edges(void **state) {
   module_a[10] = 1;
   module_b[2] = 7;
   assert_int_equal(sf_edges_new(), 2);
+  assert_int_equal(sf_edges_seen(), 6);
 }
 
 int main(void) {
