@@ -3,7 +3,8 @@
 # -minimize_crash=1 (through the seqfuzz mutator) vs afl-tmin (byte-level,
 # on the AFL++ build), on the same crashing inputs: calls and bytes after,
 # runs and seconds used. Crashing inputs come from seqfuzz fuzzing runs with
-# seeds 1..N. The smallest known reproducer of the demo bug has 5 calls.
+# seeds 1..N. Each is shown next to the smallest known reproducer of the same
+# signature (seeds/demo/bugs/*.seq, minimized by hand).
 #   bench/minimize.sh [N=5]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +21,13 @@ crashes_same() { # crashes_same FILE: same signature as $want?
   "$B/kvstore_fuzzer" "$1" >"$work/chk.log" 2>&1 && return 1
   [ "$("$B/seqfuzz" signature "$work/chk.log")" = "$want" ]
 }
+# Known reproducers by signature.
+declare -A known=()
+for bug in "$root"/seeds/demo/bugs/*.seq; do
+  "$B/seqfuzz" encode "$api" "$bug" -o "$work/known" >/dev/null
+  "$B/kvstore_fuzzer" "$work/known" >"$work/known.log" 2>&1 || true
+  known[$("$B/seqfuzz" signature "$work/known.log")]="$(calls "$work/known") calls, $(wc -c <"$work/known") bytes ($(basename "$bug"))"
+done
 printf '%-6s %-22s %7s %7s %7s %8s %s\n' input method calls bytes runs seconds same-crash
 for seed in $(seq 1 "$n"); do
   d=$work/s$seed && mkdir -p "$d/c" "$d/a"
@@ -29,6 +37,7 @@ for seed in $(seq 1 "$n"); do
   "$B/kvstore_fuzzer" "$crash" >"$d/orig.log" 2>&1 || true
   want=$("$B/seqfuzz" signature "$d/orig.log")
   printf '%-6s %-22s %7s %7s %7s %8s %s\n' "s$seed" original "$(calls "$crash")" "$(wc -c <"$crash")" - - "$want"
+  printf '%-6s %-22s %s\n' "s$seed" "known reproducer" "${known[$want]:-none of this signature}"
   # seqfuzz min
   t0=$(now)
   "$B/seqfuzz" min "$api" "$crash" --target "$B/kvstore_fuzzer" -o "$d/sf.min" >/dev/null 2>"$d/sf.log" || true

@@ -26,4 +26,19 @@ grep -q "in kv_compact" "$work/log" || { echo "FAIL: the free is not in kv_compa
 cat "$work/text"
 grep -q "kv_snapshot(" "$work/text" && grep -q "kv_compact(" "$work/text" ||
   { echo "FAIL: crashing sequence lacks kv_snapshot/kv_compact"; exit 1; }
+# The hand-minimized reproducers of the bug (bench/minimize.sh compares with
+# them) still crash the way their comments say.
+for bug in "$src"/seeds/demo/bugs/*.seq; do
+  "$build/seqfuzz" encode "$src/seeds/demo/kvstore.api" "$bug" -o "$work/known"
+  if "$build/kvstore_fuzzer" "$work/known" >"$work/known.log" 2>&1; then
+    echo "FAIL: $(basename "$bug") does not crash"
+    exit 1
+  fi
+  case "$(basename "$bug")" in
+  *double-free*) want="double-free in kv_compact" ;;
+  *) want="heap-use-after-free in blob_unref < clear_slot < kv_close" ;;
+  esac
+  [ "$("$build/seqfuzz" signature "$work/known.log")" = "$want" ] ||
+    { echo "FAIL: $(basename "$bug") crashes differently"; exit 1; }
+done
 echo "PASS: found after $(grep -m1 -o 'stat::number_of_executed_units: [0-9]*' "$work/log" || echo '?')"
