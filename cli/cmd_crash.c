@@ -260,6 +260,9 @@ int cmd_triage(int argc, char **argv) {
       if (sf_seq_encode(best, &enc) == 0 &&
           sf_runner_run(runner, enc.data, enc.len, &sig, &report) == 0)
         verdict = sf_triage_classify(best, report, reason, sizeof reason);
+      if (verdict == SF_LIKELY_BUG && strcmp(groups[g].sig.kind, "timeout") == 0 &&
+          sf_triage_grows_with_repeats(best, runner, timeout, reason, sizeof reason))
+        verdict = SF_LIKELY_MISUSE;
       printf("\n[%u] %s\n    %u input(s), e.g. %s\n    %s: %s\n", g + 1, sigtext, groups[g].count,
              groups[g].smallest, verdict == SF_LIKELY_BUG ? "likely bug" : "likely API misuse",
              reason);

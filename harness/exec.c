@@ -482,6 +482,11 @@ static void cleanup(sf_exec *x) {
   for (uint32_t i = 0; i < x->nkept; i++)
     free(x->kept[i]);
   x->nkept = 0;
+  /* Forget this run's pointers: a stale copy would keep a block the library
+   * leaked reachable, and the leak check at the end of a lone run (the run
+   * server's children, `seqfuzz min`/`triage`) would miss it. */
+  if (x->life.n) memset(x->ptrs, 0, x->life.n * sizeof *x->ptrs);
+  if (x->ngone) memset(x->gone, 0, x->ngone * sizeof *x->gone);
   x->ngone = 0;
 }
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* A report's stacks: the crash stack, and when present the "freed by" and
  * "previously allocated by" stacks, each as API function names of the
@@ -235,4 +236,77 @@ sf_verdict sf_triage_classify(const sf_seq *s, const char *text, char *reason, s
     (void)n;
   }
   return SF_LIKELY_BUG;
+}
+
+static double seconds_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* out = s with only the first `keep` calls of func (the later ones dropped
+ * with what depended on them). */
+static int keep_repeats(const sf_seq *s, uint32_t func, uint32_t keep, sf_seq *out) {
+  sf_seq tmp;
+  sf_seq_init(&tmp, s->api);
+  int rc = sf_seq_copy(out, s);
+  for (;;) {
+    uint32_t n = 0, last = 0;
+    for (uint32_t ci = 0; ci < out->ncalls; ci++)
+      if (out->calls[ci].func == func) n++, last = ci;
+    if (rc != 0 || n <= keep) break;
+    rc = sf_seq_without_call(out, last, &tmp);
+    if (rc == 0) rc = sf_seq_copy(out, &tmp);
+  }
+  sf_seq_free(&tmp);
+  return rc;
+}
+
+bool sf_triage_grows_with_repeats(const sf_seq *s, sf_runner *runner, unsigned timeout,
+                                  char *reason, size_t len) {
+  uint32_t func = 0, most = 0;
+  for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+    uint32_t n = 0;
+    for (uint32_t cj = 0; cj < s->ncalls; cj++)
+      n += s->calls[cj].func == s->calls[ci].func;
+    if (n > most) most = n, func = s->calls[ci].func;
+  }
+  if (most < 4) return false;
+  /* Binary search for the most repetitions that still end in time (each
+   * run that times out costs the limit, so a few runs, not one per count):
+   * below it, a timeout; how long that run took tells growth from a hang. */
+  uint32_t lo = 0, hi = most; /* lo: not known to time out; hi: times out */
+  double lo_took = 0;
+  sf_seq v;
+  sf_seq_init(&v, s->api);
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    sf_buf enc = {0};
+    sf_signature sig;
+    double t0 = seconds_now();
+    int rc = keep_repeats(s, func, mid, &v) == 0 && sf_seq_encode(&v, &enc) == 0
+                 ? sf_runner_run(runner, enc.data, enc.len, &sig, NULL)
+                 : -1;
+    double took = seconds_now() - t0;
+    sf_buf_free(&enc);
+    if (rc != 0 || (sig.crashed && strcmp(sig.kind, "timeout") != 0)) {
+      lo = hi = 0; /* cannot run it, or another failure: not plain work */
+      break;
+    }
+    if (sig.crashed) {
+      hi = mid;
+    } else {
+      lo = mid;
+      lo_took = took;
+    }
+  }
+  sf_seq_free(&v);
+  bool grows = lo >= 2 && hi == lo + 1 && lo_took >= timeout / 4.0;
+  if (grows)
+    snprintf(reason, len,
+             "the time grows with the calls of %s: with %u of its %u calls the run took %.1f s "
+             "of the %u s limit and ended, with %u it timed out; work the sequence asked for, "
+             "not a hang",
+             s->api->funcs[func].name, lo, most, lo_took, timeout, hi);
+  return grows;
 }

@@ -15,7 +15,9 @@
  *  - a NULL dereference inside the directly called function that was passed
  *    NULL where the grammar says `nullable`;
  *  - an allocation too large inside the called function that was given a
- *    size at the top of its declared range.
+ *    size at the top of its declared range;
+ *  - a timeout whose run time grows with the repetitions of one call (see
+ *    sf_triage_grows_with_repeats): the work the sequence asked for.
  * Anything else is reported as a likely bug. */
 #ifndef SF_TRIAGE_H
 #define SF_TRIAGE_H
@@ -24,6 +26,7 @@
 #include <stddef.h>
 
 #include "../sequence/seq.h"
+#include "crash.h"
 
 typedef enum sf_verdict {
   SF_LIKELY_BUG,
@@ -33,5 +36,16 @@ typedef enum sf_verdict {
 /* Classify the crash of sequence s (its minimized form, ideally) from the
  * sanitizer report of running it; the reason is one sentence. */
 sf_verdict sf_triage_classify(const sf_seq *s, const char *report, char *reason, size_t len);
+
+/* Is the timeout of sequence s work the sequence asked for rather than a
+ * hang? (a tree duplicated into itself 30 times takes 2^30 steps, each call
+ * legal). True, with the reason, when s repeats one function at least four
+ * times and dropping its last repetitions ends the timeout while the run
+ * still takes at least a quarter of the time limit: the time grows with the
+ * repetitions. A hang the repetitions only lead to (a counter that reaches
+ * a bad state) ends abruptly instead and stays a bug. Runs s's variants
+ * with runner, whose per-run limit is timeout seconds. */
+bool sf_triage_grows_with_repeats(const sf_seq *s, sf_runner *runner, unsigned timeout,
+                                  char *reason, size_t len);
 
 #endif

@@ -12,4 +12,19 @@ void fail_overflow(int x);    /* heap-buffer-overflow */
 void fail_leak(int x);        /* a block nobody frees */
 void fail_shift(int x);       /* UBSan: shift exponent too large */
 
+/* A box whose destructor forgets its contents: the leaked block is also a
+ * handle the run produced (box_contents), so only an executor that forgets
+ * its handles' pointers after a run lets the leak check see it. */
+typedef struct box box;
+box *box_new(int x);
+char *box_contents(box *b);
+void box_free(box *b); /* frees the box, not its contents */
+
+/* Timeouts that are work the caller asked for, and a hang that is a bug. */
+typedef struct counter counter;
+counter *counter_new(void);
+void counter_free(counter *c);
+void counter_double_work(counter *c); /* twice the work of the previous call */
+void counter_poke(counter *c);        /* hangs on the fifth poke */
+
 #endif

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The simplifier's fork server reports every way of failing as the target
 # run on its own does: for each failure of crashlib (abort, hang, huge
-# malloc, SEGV, overflow, leak, UBSan), the signature `seqfuzz triage`
+# malloc, SEGV, overflow, leak, UBSan, a leak only visible once the executor
+# has forgotten the run's handles), the signature `seqfuzz triage`
 # computes (inputs run in the fuzzer's run server) equals the one of a
 # plain `fuzzer -runs=1 FILE` run; and the server survives all of them.
 set -euo pipefail
@@ -11,8 +12,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/in"
 : >"$work/direct"
-for f in abort hang huge_malloc null_write overflow leak shift; do
+for f in abort hang huge_malloc null_write overflow leak shift box_leak; do
   printf 'fail_%s(1);\n' "$f" >"$work/$f.seq"
+  [ "$f" != box_leak ] || printf 'b = box_new(1);\nbox_contents(b);\n' >"$work/$f.seq"
   "$sf" encode "$api" "$work/$f.seq" -o "$work/in/$f"
   "$fuzzer" -timeout=2 -runs=1 "$work/in/$f" >"$work/$f.log" 2>&1 && { echo "FAIL: fail_$f did not fail"; exit 1; }
   sig=$("$sf" signature "$work/$f.log")
@@ -25,8 +27,8 @@ done
 cat "$work/triage.txt"
 grep -q "inputs ran in fork server" "$work/triage.err" ||
   { echo "FAIL: the run server was not used"; cat "$work/triage.err"; exit 1; }
-grep -q "^7 inputs, 7 crash groups, 0 not reproduced" "$work/triage.txt" ||
-  { echo "FAIL: expected 7 distinct reproduced crashes"; exit 1; }
+grep -q "^8 inputs, 8 crash groups, 0 not reproduced" "$work/triage.txt" ||
+  { echo "FAIL: expected 8 distinct reproduced crashes"; exit 1; }
 sed -n 's/^\[[0-9]*\] //p' "$work/triage.txt" | sort >"$work/served"
 sort -o "$work/direct" "$work/direct"
 diff "$work/direct" "$work/served" || { echo "FAIL: signatures differ (direct < > served)"; exit 1; }
