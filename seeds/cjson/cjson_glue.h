@@ -88,6 +88,38 @@ static inline void cj_AddPatchToArray(cJSON *array, const char *operation, const
   cJSONUtils_AddPatchToArray(array, operation, path, value);
 }
 
+/* Members with a key go into objects only. cJSON does not check: a keyed
+ * member in an array or a string is malformed, and in an item made by
+ * cJSON_CreateStringReference (a reference owns nothing, not even children)
+ * it is never freed. The glue refuses (false or NULL, consuming nothing). */
+static inline cJSON_bool cj_AddItemToObject(cJSON *object, const char *string, cJSON *item) {
+  if (!cJSON_IsObject(object)) return 0;
+  return cJSON_AddItemToObject(object, string, item);
+}
+
+static inline cJSON_bool cj_AddItemToObjectCS(cJSON *object, const char *string, cJSON *item) {
+  if (!cJSON_IsObject(object)) return 0;
+  return cJSON_AddItemToObjectCS(object, string, item);
+}
+
+/* cj_AddNullToObject ... cj_AddArrayToObject: cJSON_Add<What>ToObject on
+ * objects only (see above); NULL otherwise, like the call's own failure. */
+#define CJ_ADD_TO_OBJECT(what, params, args)                                                  \
+  static inline cJSON *cj_Add##what##ToObject params {                                        \
+    if (!cJSON_IsObject(object)) return NULL;                                                 \
+    return cJSON_Add##what##ToObject args;                                                    \
+  }
+CJ_ADD_TO_OBJECT(Null, (cJSON *object, const char *name), (object, name))
+CJ_ADD_TO_OBJECT(True, (cJSON *object, const char *name), (object, name))
+CJ_ADD_TO_OBJECT(False, (cJSON *object, const char *name), (object, name))
+CJ_ADD_TO_OBJECT(Bool, (cJSON *object, const char *name, cJSON_bool b), (object, name, b))
+CJ_ADD_TO_OBJECT(Number, (cJSON *object, const char *name, double n), (object, name, n))
+CJ_ADD_TO_OBJECT(String, (cJSON *object, const char *name, const char *s), (object, name, s))
+CJ_ADD_TO_OBJECT(Raw, (cJSON *object, const char *name, const char *raw), (object, name, raw))
+CJ_ADD_TO_OBJECT(Object, (cJSON *object, const char *name), (object, name))
+CJ_ADD_TO_OBJECT(Array, (cJSON *object, const char *name), (object, name))
+#undef CJ_ADD_TO_OBJECT
+
 /* cJSON_DetachItemViaPointer: `item` must be a child of `parent`. Returns
  * NULL (nothing detached) when it is not. */
 static inline cJSON *cj_DetachItemViaPointer(cJSON *parent, cJSON *item) {
