@@ -117,8 +117,10 @@ void sf_signature_parse(const char *report, size_t len, sf_signature *sig) {
   find_kind(report, end, sig);
   if (!sig->crashed) return;
   /* The first stack: lines "    #N 0xADDR in FUNC WHERE". */
-  bool in_stack = false;
-  for (const char *l = report; l < end && sig->nframes < SF_SIG_FRAMES; l = line_end(l, end) + 1) {
+  bool timeout = strcmp(sig->kind, "timeout") == 0;
+  unsigned seen = 0; /* frames inside the target, all of them for a timeout */
+  for (const char *l = report, *in_stack = NULL; l < end && (timeout || seen < SF_SIG_FRAMES);
+       l = line_end(l, end) + 1) {
     const char *e = line_end(l, end);
     while (l < e && *l == ' ')
       l++;
@@ -126,7 +128,7 @@ void sf_signature_parse(const char *report, size_t len, sf_signature *sig) {
       if (in_stack) break; /* the first stack ended */
       continue;
     }
-    in_stack = true;
+    in_stack = l;
     const char *in = NULL;
     for (const char *q = l; q + 4 <= e; q++)
       if (memcmp(q, " in ", 4) == 0) {
@@ -141,8 +143,13 @@ void sf_signature_parse(const char *report, size_t len, sf_signature *sig) {
     const char *w = in + fl;
     snprintf(where, sizeof where, "%.*s", (int)(e - w), w);
     if (machinery(fn, where)) continue;
-    snprintf(sig->frames[sig->nframes++], sizeof sig->frames[0], "%s", fn);
+    /* A timeout keeps the last two frames: shift the older one out. */
+    if (timeout && seen >= 2) memmove(sig->frames[0], sig->frames[1], sizeof sig->frames[0]);
+    unsigned at = timeout && seen >= 2 ? 1 : seen;
+    snprintf(sig->frames[at], sizeof sig->frames[0], "%s", fn);
+    seen++;
   }
+  sig->nframes = timeout && seen > 2 ? 2 : seen;
 }
 
 bool sf_signature_equal(const sf_signature *a, const sf_signature *b) {

@@ -5,7 +5,10 @@
  * crashing stack that are inside the target (frames in seqfuzz, libffi, the
  * fuzzing engine, the sanitizer runtime and libc are skipped). Two crashes
  * are "the same" when their signatures are equal: comparing by kind and
- * frames, not by the report's text, keeps addresses and line noise out. */
+ * frames, not by the report's text, keeps addresses and line noise out.
+ * A timeout names the two outermost frames inside the target instead (the
+ * API call and what it was looping in): where an endless loop happens to be
+ * when the alarm rings says nothing about which loop it is. */
 #ifndef SF_CRASH_H
 #define SF_CRASH_H
 

@@ -1,6 +1,7 @@
 /* Triage's bug-or-misuse rules on hand-written sanitizer reports. */
 #include "test_util.h"
 
+#include "simplifier/crash.h"
 #include "simplifier/triage.h"
 
 /* A library with a two-handle call that may legally alias (a diff of a tree
@@ -91,11 +92,47 @@ static void test_free_inside_destructor(void **state) {
   assert_int_equal(v, SF_LIKELY_BUG);
 }
 
+/* One endless loop interrupted at two places: one signature, named by the
+ * API call and the function it loops in. */
+static void test_timeout_signature_is_where_it_loops(void **state) {
+  (void)state;
+  static const char *at_check = "==1== ERROR: seqfuzz: timeout after 10 seconds\n"
+                                "    #0 0x1 in __sanitizer_print_stack_trace\n"
+                                "    #1 0x2 in deflateStateCheck /src/deflate.c:397:27\n"
+                                "    #2 0x3 in deflate /src/deflate.c:822:9\n"
+                                "    #3 0x4 in gz_comp /src/gzwrite.c:135:15\n"
+                                "    #4 0x5 in gzflush /src/gzwrite.c:592:11\n"
+                                "    #5 0x6 in ffi_call_unix64\n";
+  static const char *at_write = "==1== ERROR: libFuzzer: timeout after 10 seconds\n"
+                                "    #0 0x1 in __sanitizer_print_stack_trace\n"
+                                "    #1 0x2 in write\n"
+                                "    #2 0x3 in gz_comp /src/gzwrite.c:90:15\n"
+                                "    #3 0x4 in gzflush /src/gzwrite.c:592:11\n"
+                                "    #4 0x5 in ffi_call_unix64\n";
+  sf_signature a, b;
+  sf_signature_parse(at_check, strlen(at_check), &a);
+  sf_signature_parse(at_write, strlen(at_write), &b);
+  char text[256];
+  sf_signature_format(&a, text, sizeof text);
+  assert_string_equal(text, "timeout in gz_comp < gzflush");
+  assert_true(sf_signature_equal(&a, &b));
+  /* Other kinds keep the innermost frames. */
+  static const char *segv = "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x0\n"
+                            "    #0 0x1 in deflateStateCheck /src/deflate.c:397:27\n"
+                            "    #1 0x2 in deflate /src/deflate.c:822:9\n"
+                            "    #2 0x3 in gz_comp /src/gzwrite.c:135:15\n"
+                            "    #3 0x4 in gzflush /src/gzwrite.c:592:11\n";
+  sf_signature_parse(segv, strlen(segv), &a);
+  sf_signature_format(&a, text, sizeof text);
+  assert_string_equal(text, "SEGV in deflateStateCheck < deflate < gz_comp");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_alias_elsewhere_is_not_misuse),
       cmocka_unit_test(test_alias_in_crashing_call_is_misuse),
       cmocka_unit_test(test_free_inside_destructor),
+      cmocka_unit_test(test_timeout_signature_is_where_it_loops),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
