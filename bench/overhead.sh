@@ -50,7 +50,7 @@ for t in "$work"/text/*.seq; do
     cp "$work/one" "$work/s/$name.$k"
   done
   n=$((n + copies))
-  calls=$((calls + copies * $(grep -c ';' "$t")))
+  calls=$((calls + copies * $(grep -c ';' "$t" || true)))
 done
 echo "inputs: $n ($copies copies each), calls per input before the cleanup: $(awk -v c="$calls" -v n="$n" 'BEGIN {printf "%.1f", c / n}')"
 
