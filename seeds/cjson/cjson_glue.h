@@ -17,12 +17,16 @@
 /* A borrowed view of a whole tree: the root itself, seen as a node. The
  * grammar declares the result owned by the root and invalidated by every call
  * that removes or frees nodes of that tree, so node handles never dangle. */
-static inline cJSON *cj_item(cJSON *root) { return root; }
+static inline cJSON *cj_item(cJSON *root) {
+  return root;
+}
 
 /* The text of a whole tree, what cJSON_Parse reads back (the grammar says
  * cJSON_Parse is its inverse_of): the simplifier prints a tree some calls
  * built with it and replaces those calls with one parse of the text. */
-static inline char *cj_print(cJSON *root) { return cJSON_PrintUnformatted(root); }
+static inline char *cj_print(cJSON *root) {
+  return cJSON_PrintUnformatted(root);
+}
 
 /* Is `node` a direct child of `parent`? (a precondition of the *ViaPointer
  * functions that the grammar cannot state) */
@@ -104,20 +108,20 @@ static inline cJSON_bool cj_AddItemToObjectCS(cJSON *object, const char *string,
 
 /* cj_AddNullToObject ... cj_AddArrayToObject: cJSON_Add<What>ToObject on
  * objects only (see above); NULL otherwise, like the call's own failure. */
-#define CJ_ADD_TO_OBJECT(what, params, args)                                                  \
-  static inline cJSON *cj_Add##what##ToObject params {                                        \
-    if (!cJSON_IsObject(object)) return NULL;                                                 \
-    return cJSON_Add##what##ToObject args;                                                    \
+#define CJ_ADD_TO_OBJECT(what, params, args)                                                       \
+  static inline cJSON *cj_Add##what##ToObject params {                                             \
+    if (!cJSON_IsObject(object)) return NULL;                                                      \
+    return cJSON_Add##what##ToObject args;                                                         \
   }
-CJ_ADD_TO_OBJECT(Null, (cJSON *object, const char *name), (object, name))
-CJ_ADD_TO_OBJECT(True, (cJSON *object, const char *name), (object, name))
-CJ_ADD_TO_OBJECT(False, (cJSON *object, const char *name), (object, name))
-CJ_ADD_TO_OBJECT(Bool, (cJSON *object, const char *name, cJSON_bool b), (object, name, b))
-CJ_ADD_TO_OBJECT(Number, (cJSON *object, const char *name, double n), (object, name, n))
-CJ_ADD_TO_OBJECT(String, (cJSON *object, const char *name, const char *s), (object, name, s))
-CJ_ADD_TO_OBJECT(Raw, (cJSON *object, const char *name, const char *raw), (object, name, raw))
-CJ_ADD_TO_OBJECT(Object, (cJSON *object, const char *name), (object, name))
-CJ_ADD_TO_OBJECT(Array, (cJSON *object, const char *name), (object, name))
+CJ_ADD_TO_OBJECT(Null, (cJSON * object, const char *name), (object, name))
+CJ_ADD_TO_OBJECT(True, (cJSON * object, const char *name), (object, name))
+CJ_ADD_TO_OBJECT(False, (cJSON * object, const char *name), (object, name))
+CJ_ADD_TO_OBJECT(Bool, (cJSON * object, const char *name, cJSON_bool b), (object, name, b))
+CJ_ADD_TO_OBJECT(Number, (cJSON * object, const char *name, double n), (object, name, n))
+CJ_ADD_TO_OBJECT(String, (cJSON * object, const char *name, const char *s), (object, name, s))
+CJ_ADD_TO_OBJECT(Raw, (cJSON * object, const char *name, const char *raw), (object, name, raw))
+CJ_ADD_TO_OBJECT(Object, (cJSON * object, const char *name), (object, name))
+CJ_ADD_TO_OBJECT(Array, (cJSON * object, const char *name), (object, name))
 #undef CJ_ADD_TO_OBJECT
 
 /* cJSON_DetachItemViaPointer: `item` must be a child of `parent`. Returns
@@ -130,8 +134,7 @@ static inline cJSON *cj_DetachItemViaPointer(cJSON *parent, cJSON *item) {
 /* cJSON_ReplaceItemViaPointer: `item` must be a child of `parent`; in an
  * object the replacement keeps its own key, so it must have one (e.g. an item
  * detached from an object). Returns false (consuming nothing) otherwise. */
-static inline cJSON_bool cj_ReplaceItemViaPointer(cJSON *parent, cJSON *item,
-                                                  cJSON *replacement) {
+static inline cJSON_bool cj_ReplaceItemViaPointer(cJSON *parent, cJSON *item, cJSON *replacement) {
   if (!cj_is_child(parent, item)) return 0;
   if (!cJSON_IsArray(parent) && replacement->string == NULL) return 0;
   return cJSON_ReplaceItemViaPointer(parent, item, replacement);
