@@ -118,14 +118,15 @@ seqfuzz_fuzzer() {
   # The embedded file takes the addresses of the API's functions, possibly
   # static inline ones from the target's headers: compile it like the library.
   $CC $CFLAGS "${inc[@]}" -I "$SEQFUZZ_ROOT" -c "$obj/embedded.c" -o "$obj/embedded.o"
-  local f wraps=()
+  local f wraps=() harness=()
   for f in fuzz_target cmp_trace edges; do
     clang-14 $rtflags ${SEQFUZZ_OSSFUZZ:+-DSEQFUZZ_OSSFUZZ=1} -I "$SEQFUZZ_ROOT" \
       -c "$SEQFUZZ_ROOT/harness/$f.c" -o "$obj/$f.o"
+    harness+=("$obj/$f.o")
   done
   # The sanitizer-coverage callbacks the harness looks at before the engine.
   while read -r f; do wraps+=("-Wl,--wrap=$f"); done <"$SEQFUZZ_ROOT/harness/wrapped.txt"
-  $CXX $CXXFLAGS "$obj/embedded.o" "$obj/fuzz_target.o" "$obj/cmp_trace.o" "$obj/edges.o" "$@" \
+  $CXX $CXXFLAGS "$obj/embedded.o" "${harness[@]}" "$@" \
     "$SEQFUZZ_RT/libseqfuzz_solver.a" "$SEQFUZZ_RT/libseqfuzz_mutator.a" \
     "$SEQFUZZ_RT/libseqfuzz_core.a" -Wl,-Bstatic -lffi -lxxhash -Wl,-Bdynamic -lz3 -ldl -lrt -lm \
     "${wraps[@]}" $LIB_FUZZING_ENGINE -o "$OUT/$name"

@@ -117,9 +117,9 @@ void sf_signature_parse(const char *report, size_t len, sf_signature *sig) {
   find_kind(report, end, sig);
   if (!sig->crashed) return;
   /* The first stack: lines "    #N 0xADDR in FUNC WHERE". */
-  bool timeout = strcmp(sig->kind, "timeout") == 0;
+  bool in_stack = false, timeout = strcmp(sig->kind, "timeout") == 0;
   unsigned seen = 0; /* frames inside the target, all of them for a timeout */
-  for (const char *l = report, *in_stack = NULL; l < end && (timeout || seen < SF_SIG_FRAMES);
+  for (const char *l = report; l < end && (timeout || seen < SF_SIG_FRAMES);
        l = line_end(l, end) + 1) {
     const char *e = line_end(l, end);
     while (l < e && *l == ' ')
@@ -128,7 +128,7 @@ void sf_signature_parse(const char *report, size_t len, sf_signature *sig) {
       if (in_stack) break; /* the first stack ended */
       continue;
     }
-    in_stack = l;
+    in_stack = true;
     const char *in = NULL;
     for (const char *q = l; q + 4 <= e; q++)
       if (memcmp(q, " in ", 4) == 0) {

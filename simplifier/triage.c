@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "../base/sf_clock.h"
 
 /* A report's stacks: the crash stack, and when present the "freed by" and
  * "previously allocated by" stacks, each as API function names of the
@@ -238,12 +239,6 @@ sf_verdict sf_triage_classify(const sf_seq *s, const char *text, char *reason, s
   return SF_LIKELY_BUG;
 }
 
-static double seconds_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* out = s with only the first `keep` calls of func (the later ones dropped
  * with what depended on them). */
 static int keep_repeats(const sf_seq *s, uint32_t func, uint32_t keep, sf_seq *out) {
@@ -283,11 +278,11 @@ bool sf_triage_grows_with_repeats(const sf_seq *s, sf_runner *runner, unsigned t
     uint32_t mid = lo + (hi - lo) / 2;
     sf_buf enc = {0};
     sf_signature sig;
-    double t0 = seconds_now();
+    double t0 = sf_seconds_now();
     int rc = keep_repeats(s, func, mid, &v) == 0 && sf_seq_encode(&v, &enc) == 0
                  ? sf_runner_run(runner, enc.data, enc.len, &sig, NULL)
                  : -1;
-    double took = seconds_now() - t0;
+    double took = sf_seconds_now() - t0;
     sf_buf_free(&enc);
     if (rc != 0 || (sig.crashed && strcmp(sig.kind, "timeout") != 0)) {
       lo = hi = 0; /* cannot run it, or another failure: not plain work */

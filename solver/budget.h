@@ -8,19 +8,14 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
+
+#include "../base/sf_clock.h"
 
 typedef struct sf_solver_budget {
   double start, spent, last_new; /* seconds (monotonic clock) */
   long percent;
   uint64_t mutations, idle_until;
 } sf_solver_budget;
-
-static inline double sf_seconds_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static inline void sf_solver_budget_init(sf_solver_budget *b, long percent) {
   b->start = b->last_new = sf_seconds_now();
