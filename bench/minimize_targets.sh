@@ -8,7 +8,8 @@
 #
 # Crashing inputs: the first N distinct signatures among the crashes that
 # bench/coverage.sh's seqfuzz runs saved (build/bench/coverage/LIB/seqfuzz-*.crashes),
-# or, when there are none, a fresh 120 s libFuzzer run. Each minimizer gets
+# or, when there are none, a fresh 120 s libFuzzer run; before them, the
+# crashing inputs written as text in bench/crashes/LIB/. Each minimizer gets
 # the same input; "same" says whether its result crashes with the original
 # signature (seqfuzz signature: bug kind + top frames in the library).
 set -euo pipefail
@@ -52,9 +53,16 @@ for lib in "${libs[@]}"; do
       -artifact_prefix="$work/$lib/a/" >/dev/null 2>&1 || true
     pool=$work/$lib/a
   fi
+  # Crashes written as text (bench/crashes/LIB/*.seq) come first.
+  mkdir -p "$work/$lib/written"
+  for f in "$root/bench/crashes/$lib/"*.seq; do
+    [ -e "$f" ] || continue
+    "$SF" encode "$api" "$f" -o "$work/$lib/written/crash-$(basename "$f" .seq)" >/dev/null
+  done
   declare -A seen=()
   k=0
-  for crash in $(find $pool -name 'crash-*' -size -64k 2>/dev/null | sort | head -400); do
+  for crash in $(find "$work/$lib/written" -name 'crash-*') \
+    $(find $pool -name 'crash-*' -size -64k 2>/dev/null | sort | head -400); do
     [ "$k" -lt "$per" ] || break
     want=$(sig_of "$bin" "$crash")
     [ "$want" != none ] && [ -z "${seen[$want]:-}" ] || continue

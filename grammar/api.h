@@ -74,9 +74,12 @@ typedef struct sf_param {
   sf_kind elem;        /* element kind of SF_BUFFER / SF_ARRAY */
   uint32_t type_index; /* sf_enum or sf_handle_type index, by kind */
   uint32_t array_len;  /* SF_ARRAY: number of elements */
-  int32_t len_param;   /* SF_BUFFER: index of its length parameter, else -1 */
-  int32_t len_of;      /* SF_P_LENGTH: index of the buffer it measures, else -1 */
-  uint32_t flags;      /* SF_P_* */
+  /* SF_BUFFER: index of its length parameter; a printer's string result
+   * (see inverse_of): the out integer that receives its length in bytes,
+   * when it may hold NULs. Else -1. */
+  int32_t len_param;
+  int32_t len_of; /* SF_P_LENGTH: index of the buffer it measures, else -1 */
+  uint32_t flags; /* SF_P_* */
   /* Preconditions on integers and on a buffer's length (via its length
    * parameter): lo <= v <= hi (compared as signed when the kind is signed),
    * and v differs from each excluded value. Always set: no constraint means
@@ -111,9 +114,13 @@ typedef struct sf_func {
   uint32_t *invalidated_by; /* function indexes */
   uint32_t ninvalidated_by;
   const char *release; /* symbol that frees a returned string/buffer, or NULL */
-  /* `inverse_of`: this function parses the text that function prints (its
-   * index, or -1): f(print(x)) builds a value equal to x. The simplifier uses
-   * it to replace a value built by many calls with one parse of its text. */
+  /* `inverse_of`: this function takes the text that function prints (its
+   * index, or -1). A parser (string in, handle out): f(print(x)) builds a
+   * value equal to x. A feeder (a handle and a string or byte buffer in, no
+   * handle out): f(h, print(x)) gives h what a call taking h and x would
+   * have moved from x into it. The simplifier uses them to replace calls
+   * that built a value, or moved data between handles, with one call on
+   * the printed text. */
   int32_t inverse_of;
   /* Derived: how many handles a call produces (result + out parameters). */
   uint32_t nproduced;

@@ -697,18 +697,30 @@ static bool parse_error_conv(parser *ps, sf_func *f) {
   return fail_at(ps, &ps->tok, "expected 'null' or a comparison (== != < <= > >=)");
 }
 
-/* `inverse_of PRINTER` on a parser: one input, a string; one handle result
- * the caller owns. The printer is checked once it is known (resolve_pending). */
+/* `inverse_of PRINTER`, on a parser: one input, a string; one handle result
+ * the caller owns. Or on a feeder: one input handle (the destination) and one
+ * string or buffer, producing nothing. The printer is checked once it is
+ * known (resolve_pending). */
 static bool parse_inverse_of(parser *ps, sf_func *f, uint32_t fidx, const sf_tok *at) {
-  uint32_t nin = 0, nstr = 0;
+  uint32_t nin = 0, ntext = 0, nhandles = 0, nout = 0;
   for (uint32_t j = 0; j < f->nparams; j++) {
-    if (!sf_param_is_input(&f->params[j])) continue;
+    const sf_param *p = &f->params[j];
+    nout += (p->flags & SF_P_OUT) != 0;
+    if (!sf_param_is_input(p)) continue;
     nin++;
-    nstr += f->params[j].kind == SF_STRING && !(f->params[j].flags & SF_P_NULLABLE);
+    ntext += (p->kind == SF_STRING || (p->kind == SF_BUFFER && sf_kind_size(p->elem) == 1)) &&
+             !(p->flags & SF_P_NULLABLE);
+    nhandles += p->kind == SF_HANDLE;
   }
-  if (f->ret.kind != SF_HANDLE || f->nparams != nin || nin != 1 || nstr != 1)
-    return fail_at(ps, at, "inverse_of needs a function of one string returning a handle");
-  if (f->owner_param >= 0) return fail_at(ps, at, "inverse_of needs a result the caller owns");
+  bool parser = f->ret.kind == SF_HANDLE && nout == 0 && nin == 1 && ntext == 1 &&
+                f->params[0].kind == SF_STRING;
+  bool feeder = f->ret.kind != SF_HANDLE && nout == 0 && nin == 2 && ntext == 1 && nhandles == 1;
+  if (!parser && !feeder)
+    return fail_at(ps, at,
+                   "inverse_of needs a function of one string returning a handle, or of one "
+                   "handle and one string or byte buffer returning no handle");
+  if (parser && f->owner_param >= 0)
+    return fail_at(ps, at, "inverse_of needs a result the caller owns");
   if (f->inverse_of >= 0) return fail_at(ps, at, "inverse_of given twice");
   f->inverse_of = 0; /* set by resolve_pending */
   pending_ref *r = push(&ps->pending, &ps->npending, sizeof *r);
@@ -909,15 +921,31 @@ static void resolve_pending(parser *ps) {
       continue;
     }
     if (r->slot == UINT32_MAX) {
-      /* The printer: a string of one handle of the parser's result type. */
+      /* The printer: a string of one handle (of the parser's result type),
+       * its length in an out integer if it may hold NULs (feeders only). */
       sf_func *parser_f = &ps->api->funcs[r->func];
-      const sf_func *g = &ps->api->funcs[fi];
-      bool ok = g->ret.kind == SF_STRING && g->nparams == 1 && g->params[0].kind == SF_HANDLE &&
-                sf_param_is_input(&g->params[0]) &&
-                g->params[0].type_index == parser_f->ret.type_index;
-      if (!ok)
+      sf_func *g = &ps->api->funcs[fi];
+      bool feeder = parser_f->ret.kind != SF_HANDLE;
+      bool sized =
+          g->nparams == 2 && (g->params[1].flags & SF_P_OUT) && sf_kind_is_int(g->params[1].kind);
+      bool takes_bytes = false;
+      for (uint32_t j = 0; j < parser_f->nparams; j++)
+        takes_bytes |= parser_f->params[j].kind == SF_BUFFER;
+      bool ok = g->ret.kind == SF_STRING && (g->nparams == 1 || sized) &&
+                g->params[0].kind == SF_HANDLE && sf_param_is_input(&g->params[0]) &&
+                (feeder || g->params[0].type_index == parser_f->ret.type_index);
+      if (!ok && feeder)
+        fail(ps, r->line, r->col,
+             "'%s' must return a string from one handle (and its length in an out integer)",
+             g->name);
+      else if (!ok)
         fail(ps, r->line, r->col, "'%s' must return a string from one '%s' handle", g->name,
              ps->api->handles[parser_f->ret.type_index].name);
+      else if (sized && !takes_bytes)
+        fail(ps, r->line, r->col,
+             "'%s' returns bytes (with a length): '%s' must take a byte buffer, not a string",
+             g->name, parser_f->name);
+      if (sized) g->ret.len_param = 1;
       parser_f->inverse_of = fi;
       continue;
     }

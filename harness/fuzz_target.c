@@ -240,11 +240,14 @@ static void trace_call(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_out
   sf_call_outcome_print(s, o, &line);
   fprintf(stderr, "seqfuzz: %.*s\n", (int)line.len, (const char *)line.data);
   /* A string result whole, as a literal of the text form, on a line of its
-   * own (SF_TRACE_RESULT): the simplifier reads printed values from it. */
+   * own (SF_TRACE_RESULT): the simplifier reads printed values from it. A
+   * printer that may print NULs gives the length in an out integer. */
   if (o->made && !o->failed && o->str) {
+    const sf_func *f = sf_seq_func(s, o->call);
+    size_t n = f->ret.len_param >= 0 ? (size_t)o->outs[f->ret.len_param] : strlen(o->str);
     sf_buf_reset(&line);
     sf_buf_printf(&line, SF_TRACE_RESULT "%u: ", o->call + 1);
-    sf_seq_print_string(&line, (const uint8_t *)o->str, strlen(o->str));
+    sf_seq_print_string(&line, (const uint8_t *)o->str, n);
     fprintf(stderr, "%.*s\n", (int)line.len, (const char *)line.data);
   }
   sf_buf_free(&line);

@@ -206,6 +206,10 @@ int sf_seq_print(const sf_seq *s, sf_buf *out);
 int sf_seq_print_call(const sf_seq *s, uint32_t ci, sf_buf *out);
 /* Print bytes as a string literal of the text form ("a\"b\x01"). */
 int sf_seq_print_string(sf_buf *out, const uint8_t *d, size_t n);
+/* The inverse: the bytes of one string or x"hex" literal that is all of
+ * text (surrounding blanks allowed), appended to out. -1 if text is
+ * anything else or on OOM. */
+int sf_seq_parse_string(const char *text, size_t len, sf_buf *out);
 /* Parse text into s (initialized, cleared first). On error returns -1 with
  * `path:line:col: message` in err; the sequence is then unspecified. */
 int sf_seq_parse_text(sf_seq *s, const sf_api *api, const char *text, size_t len, const char *path,

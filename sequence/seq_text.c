@@ -53,6 +53,17 @@ int sf_seq_print_string(sf_buf *out, const uint8_t *d, size_t n) {
   return rc ? rc : sf_buf_putc(out, '"');
 }
 
+int sf_seq_parse_string(const char *text, size_t len, sf_buf *out) {
+  sf_lexer lx;
+  sf_lex_init(&lx, text, len);
+  sf_tok t = sf_lex_next(&lx);
+  int rc = -1;
+  if ((t.kind == SF_TOK_STRING || t.kind == SF_TOK_HEX) && sf_lex_next(&lx).kind == SF_TOK_EOF)
+    rc = sf_buf_append(out, lx.text.data, lx.text.len);
+  sf_lex_free(&lx);
+  return rc;
+}
+
 static int print_bytes(sf_buf *out, sf_kind elem, const uint8_t *d, size_t n) {
   if (sf_kind_size(elem) == 1 && elem != SF_BOOL) {
     size_t printable = 0;

@@ -254,28 +254,38 @@ static bool pass_replace(minimizer *z) {
  * from a printer's text, or -1. */
 static int32_t parser_for(const sf_api *api, uint32_t htype) {
   for (uint32_t fi = 0; fi < api->nfuncs; fi++)
-    if (api->funcs[fi].inverse_of >= 0 && api->funcs[fi].ret.type_index == htype)
+    if (api->funcs[fi].inverse_of >= 0 && api->funcs[fi].ret.kind == SF_HANDLE &&
+        api->funcs[fi].ret.type_index == htype)
       return (int32_t)fi;
   return -1;
 }
 
 /* What the printer printed for call `call` (1-based) in a traced run's
- * report, parsed as the argument of parser pf: the one-call sequence
- * `pf("<text>")` in r. */
-static bool parse_printed(const sf_api *api, uint32_t pf, const char *report, uint32_t call,
-                          sf_seq *r) {
+ * report: its bytes, appended to out. */
+static bool read_printed(const char *report, uint32_t call, sf_buf *out) {
   char prefix[64];
   snprintf(prefix, sizeof prefix, SF_TRACE_RESULT "%u: ", call);
-  const char *at = strstr(report, prefix);
+  const char *at = report ? strstr(report, prefix) : NULL;
   if (!at) return false;
   at += strlen(prefix);
-  size_t n = strcspn(at, "\n");
-  sf_buf text = {0};
-  sf_buf_printf(&text, "v = %s(%.*s);", api->funcs[pf].name, (int)n, at);
-  bool ok = text.len &&
-            sf_seq_parse_text(r, api, (const char *)text.data, text.len, "trace", NULL, 0) == 0 &&
-            r->ncalls == 1;
-  sf_buf_free(&text);
+  return sf_seq_parse_string(at, strcspn(at, "\n"), out) == 0;
+}
+
+/* Run `probe` traced (once per distinct probe) and read what its last call,
+ * a printer, printed. */
+static bool probe_printed(minimizer *z, const sf_seq *probe, sf_buf *out) {
+  sf_buf_reset(&z->enc);
+  if (sf_seq_validate(probe, NULL, 0) || sf_seq_encode(probe, &z->enc)) return false;
+  /* A probe tried in an earlier round failed then: not again. */
+  if (!sf_hashset_insert(z->probed, sf_hash_bytes(z->enc.data, z->enc.len, 0)) || !budget_left(z))
+    return false;
+  sf_signature sig;
+  char *report = NULL;
+  z->res->runs++;
+  bool ok =
+      sf_run_traced(z->opt->target, z->enc.data, z->enc.len, z->opt->timeout, &sig, &report) == 0 &&
+      read_printed(report, probe->ncalls, out);
+  free(report);
   return ok;
 }
 
@@ -327,6 +337,7 @@ static bool pass_materialize(minimizer *z) {
   sf_seq_init(&probe, z->api);
   sf_seq_init(&r, z->api);
   sf_seq_init(&tmp, z->api);
+  sf_buf text = {0};
   bool *family = NULL, *builder = NULL;
   for (uint32_t i = z->cur.ncalls; i-- > 0 && !z->out_of_budget;) {
     if (i >= z->cur.ncalls) continue;
@@ -354,18 +365,12 @@ static bool pass_materialize(minimizer *z) {
     sf_arg *a = sf_seq_add_call(&probe, (uint32_t)z->api->funcs[pf].inverse_of);
     if (!a) break;
     a[0].bits = z->cur.calls[i].val0;
-    sf_buf_reset(&z->enc);
-    if (sf_seq_validate(&probe, NULL, 0) || sf_seq_encode(&probe, &z->enc)) continue;
-    /* A probe tried in an earlier round failed then: not again. */
-    if (!sf_hashset_insert(z->probed, sf_hash_bytes(z->enc.data, z->enc.len, 0)) || !budget_left(z))
-      continue;
-    sf_signature sig;
-    char *report = NULL;
-    z->res->runs++;
-    bool printed = sf_run_traced(z->opt->target, z->enc.data, z->enc.len, z->opt->timeout, &sig,
-                                 &report) == 0 &&
-                   report && parse_printed(z->api, (uint32_t)pf, report, last_use + 1, &r);
-    free(report);
+    sf_buf_reset(&text);
+    bool printed = probe_printed(z, &probe, &text);
+    sf_seq_clear(&r);
+    sf_arg *pa = printed ? sf_seq_add_call(&r, (uint32_t)pf) : NULL;
+    printed = pa && sf_seq_set_bytes(&r, pa, text.data, text.len) == 0 &&
+              sf_seq_validate(&r, NULL, 0) == 0;
     if (!printed || !substitute(z, i, &r, r.calls[0].val0)) continue;
     /* r is one call: cand's calls keep cur's indexes. Drop the builders
      * (and what used the views they made), last first. */
@@ -387,9 +392,136 @@ static bool pass_materialize(minimizer *z) {
   }
   free(family);
   free(builder);
+  sf_buf_free(&text);
   sf_seq_free(&probe);
   sf_seq_free(&r);
   sf_seq_free(&tmp);
+  return any;
+}
+
+/* The input handle parameter of f, other than `except`, that takes handles
+ * of type htype, or -1. */
+static int32_t handle_param(const sf_func *f, uint32_t htype, int32_t except) {
+  for (uint32_t q = 0; q < f->nparams; q++)
+    if ((int32_t)q != except && f->params[q].kind == SF_HANDLE &&
+        sf_param_is_input(&f->params[q]) && f->params[q].type_index == htype)
+      return (int32_t)q;
+  return -1;
+}
+
+/* cand = cur with call i replaced by feeder fi giving `bytes` to value dest
+ * (through parameters fh, ft), and call `skip` (or none: UINT32_MAX) left
+ * out. Neither call produces values, so every value keeps its id. */
+static bool build_fed(minimizer *z, uint32_t i, uint32_t fi, int32_t fh, int32_t ft, uint64_t dest,
+                      const sf_buf *bytes, uint32_t skip) {
+  uint64_t *same = malloc(((size_t)z->cur.nvals + 1) * sizeof *same);
+  if (!same) return false;
+  for (uint32_t v = 0; v <= z->cur.nvals; v++)
+    same[v] = v;
+  sf_seq_clear(&z->cand);
+  bool ok = true;
+  for (uint32_t c = 0; c < z->cur.ncalls && ok; c++) {
+    if (c == skip) continue;
+    if (c != i) {
+      ok = sf_seq_append_from(&z->cand, &z->cur, c, same) != NULL;
+      continue;
+    }
+    sf_arg *a = sf_seq_add_call(&z->cand, fi);
+    ok = a && sf_seq_set_bytes(&z->cand, &a[ft], bytes->data, bytes->len) == 0;
+    if (ok) a[fh].bits = dest;
+  }
+  free(same);
+  return ok && sf_seq_validate(&z->cand, NULL, 0) == 0;
+}
+
+/* The call before i of feeder fi on dest whose bytes dest still holds (no
+ * call in between takes dest), or UINT32_MAX. */
+static uint32_t unconsumed_feed(const sf_seq *s, uint32_t i, uint32_t fi, int32_t fh,
+                                uint64_t dest) {
+  bool *family = calloc(s->nvals + 1, sizeof *family);
+  if (!family) return UINT32_MAX;
+  family[dest] = true;
+  uint32_t found = UINT32_MAX;
+  for (uint32_t c = i; c-- > 0;) {
+    if (s->calls[c].func == fi && sf_seq_args(s, c)[fh].bits == dest) found = c;
+    if (found != UINT32_MAX || call_uses(s, c, family)) break;
+  }
+  free(family);
+  return found;
+}
+
+/* Feeding: a call that moved data from one handle into another
+ * (`zg_pipe(i, d)`) is replaced by the destination's feeder (grammar
+ * `inverse_of` on a function of a handle and bytes) on the bytes the
+ * source's printer prints just before that call: `zg_inflate_input(i,
+ * x"4a4c...")`. A feeder may replace what the destination holds where the
+ * moving call appended to it: then the bytes of an earlier feeder call that
+ * nothing consumed since go first, in one call. The calls that only made
+ * the source go afterwards (pass_remove). The printed bytes come from a
+ * traced run of the calls before, followed by the printer. */
+static bool pass_feed(minimizer *z) {
+  bool any = false;
+  const sf_api *api = z->api;
+  sf_seq probe;
+  sf_seq_init(&probe, api);
+  sf_buf bytes = {0}, both = {0};
+  for (uint32_t i = z->cur.ncalls; i-- > 0 && !z->out_of_budget;) {
+    if (i >= z->cur.ncalls) continue;
+    const sf_func *f = sf_seq_func(&z->cur, i);
+    if (f->nproduced) continue; /* the feeder produces nothing either */
+    for (uint32_t fi = 0; fi < api->nfuncs && !z->out_of_budget; fi++) {
+      const sf_func *feeder = &api->funcs[fi];
+      if (feeder->inverse_of < 0 || feeder->ret.kind == SF_HANDLE || fi == z->cur.calls[i].func)
+        continue;
+      const sf_func *printer = &api->funcs[feeder->inverse_of];
+      int32_t fh = -1, ft = -1;
+      for (uint32_t q = 0; q < feeder->nparams; q++) {
+        if (feeder->params[q].kind == SF_HANDLE) fh = (int32_t)q;
+        if (feeder->params[q].kind == SF_STRING || feeder->params[q].kind == SF_BUFFER)
+          ft = (int32_t)q;
+      }
+      int32_t dq = handle_param(f, feeder->params[fh].type_index, -1);
+      int32_t sq = dq < 0 ? -1 : handle_param(f, printer->params[0].type_index, dq);
+      if (sq < 0) continue;
+      uint64_t dest = sf_seq_args(&z->cur, i)[dq].bits, src = sf_seq_args(&z->cur, i)[sq].bits;
+      if (dest >= z->cur.nvals || src >= z->cur.nvals) continue;
+      if (sf_seq_copy(&probe, &z->cur)) goto out;
+      sf_seq_truncate(&probe, i);
+      sf_arg *pa = sf_seq_add_call(&probe, (uint32_t)feeder->inverse_of);
+      if (!pa) goto out;
+      pa[0].bits = src;
+      sf_buf_reset(&bytes);
+      if (!probe_printed(z, &probe, &bytes)) continue;
+      uint32_t before = z->cur.ncalls;
+      bool fed = build_fed(z, i, fi, fh, ft, dest, &bytes, UINT32_MAX) && try_cand(z);
+      uint32_t j = fed ? UINT32_MAX : unconsumed_feed(&z->cur, i, fi, fh, dest);
+      if (j != UINT32_MAX) {
+        const sf_arg *held = &sf_seq_args(&z->cur, j)[ft];
+        sf_buf_reset(&both);
+        fed = sf_buf_append(&both, sf_seq_bytes(&z->cur, held), held->len) == 0 &&
+              sf_buf_append(&both, bytes.data, bytes.len) == 0 &&
+              build_fed(z, i, fi, fh, ft, dest, &both, j) && try_cand(z);
+      }
+      if (fed) {
+        any = true;
+        if (j == UINT32_MAX)
+          progress(z, "feeding: call %u by %s of the %zu bytes %s printed", i + 1, feeder->name,
+                   bytes.len, printer->name);
+        else
+          progress(z,
+                   "feeding: call %u by %s of the %zu bytes %s printed, after the bytes of "
+                   "call %u",
+                   i + 1, feeder->name, bytes.len, printer->name, j + 1);
+        pass_remove(z);
+        if (z->cur.ncalls < before) progress(z, "%u -> %u calls", before, z->cur.ncalls);
+        break;
+      }
+    }
+  }
+out:
+  sf_buf_free(&bytes);
+  sf_buf_free(&both);
+  sf_seq_free(&probe);
   return any;
 }
 
@@ -592,6 +724,7 @@ int sf_minimize(const sf_api *api, const sf_seq *in, const sf_min_options *opt, 
     bool changed = pass_remove(&z);
     changed |= pass_replace(&z);
     changed |= pass_materialize(&z);
+    changed |= pass_feed(&z);
     changed |= pass_merge(&z);
     changed |= pass_shrink_shared(&z);
     changed |= pass_shrink(&z);

@@ -12,6 +12,9 @@
  *  4. materialization: a value built by calls is replaced by one call of its
  *     type's parser (grammar `inverse_of`) on the text the printer prints for
  *     it (read from a traced run of the target), when that removes calls;
+ *     feeding: a call that moved data from one handle into another is
+ *     replaced by the destination's feeder (`inverse_of` on a function of a
+ *     handle and bytes) on the bytes the source's printer prints;
  *  5. merge handle arguments where an earlier value can serve;
  *  6. shrink primitives toward 0 and small values, strings and buffers toward
  *     shorter and simpler bytes.

@@ -54,6 +54,24 @@ grep -q "seqfuzz min: $dwant" "$work/doc.mlog" || { echo "FAIL: doclib signature
 "$work/doc_repro" >"$work/doc_repro.log" 2>&1 && { echo "FAIL: doclib reproducer does not crash"; exit 1; }
 [ "$("$sf" signature "$work/doc_repro.log")" = "$dwant" ] || { echo "FAIL: doclib reproducer crashes differently"; exit 1; }
 echo "materialization case: $(tail -n1 "$work/doc.mlog")"
+# A crash whose minimum needs feeding: the feed got its words from a
+# document (feed_take); feed_put inverse_of doc_words (a printer of bytes
+# with NULs, its length in an out parameter) replaces the take, and the
+# document's calls go: 3 calls, whose reproducer crashes the same way.
+"$sf" encode "$dapi" "$src/tests/data/needs_feeding.seq" -o "$work/feed"
+"$build/tests/doclib_fuzzer" "$work/feed" >"$work/feed.log" 2>&1 && { echo "FAIL: feed input does not crash"; exit 1; }
+fwant=$("$sf" signature "$work/feed.log")
+"$sf" min "$dapi" "$work/feed" --target "$build/tests/doclib_fuzzer" -o "$work/feed.min" >"$work/feed.txt" 2>"$work/feed.mlog"
+cat "$work/feed.txt"
+grep -q "feeding:" "$work/feed.mlog" || { echo "FAIL: no feeding step"; cat "$work/feed.mlog"; exit 1; }
+[ "$(grep -c ';' "$work/feed.txt")" -le 3 ] || { echo "FAIL: feeding case not minimal"; exit 1; }
+grep -q 'feed_put(' "$work/feed.txt" || { echo "FAIL: no feed_put of the bytes"; exit 1; }
+grep -q "seqfuzz min: $fwant" "$work/feed.mlog" || { echo "FAIL: feed signature changed"; exit 1; }
+"$sf" repro "$dapi" "$work/feed.min" -o "$work/feed_repro.c"
+"$cc" -g -fsanitize=address,undefined -I"$src/tests" "$work/feed_repro.c" "$src/tests/doclib.c" -o "$work/feed_repro"
+"$work/feed_repro" >"$work/feed_repro.log" 2>&1 && { echo "FAIL: feed reproducer does not crash"; exit 1; }
+[ "$("$sf" signature "$work/feed_repro.log")" = "$fwant" ] || { echo "FAIL: feed reproducer crashes differently"; exit 1; }
+echo "feeding case: $(tail -n1 "$work/feed.mlog")"
 # libFuzzer's own -minimize_crash=1 goes through the custom mutator and works.
 (cd "$work" && "$build/kvstore_fuzzer" -minimize_crash=1 -runs=2000 -seed=1 crash >lf-min.log 2>&1) || true
 best=$(grep -o "failed to minimize beyond [^ ]* ([0-9]* bytes)" "$work/lf-min.log" | awk '{print $5}' || true)

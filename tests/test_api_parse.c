@@ -133,7 +133,19 @@ static const struct {
      "t.api:2:30: this error convention can never hold for u64"},
     {"api t;\nfunc u8 f(int x) error == 300;\n", "t.api:2:27: 300 is outside the result type u8"},
     {"api t;\nhandle h;\nfunc h *p(string s, int n) inverse_of q;\n",
-     "t.api:3:28: inverse_of needs a function of one string returning a handle"},
+     "t.api:3:28: inverse_of needs a function of one string returning a handle, or of one handle "
+     "and one string or byte buffer returning no handle"},
+    {"api t;\nhandle h;\nfunc void p(h *d, h *e, string s) inverse_of q;\n",
+     "t.api:3:35: inverse_of needs a function of one string returning a handle, or of one handle "
+     "and one string or byte buffer returning no handle"},
+    {"api t;\nhandle h;\nfunc void p(h *d, string s) inverse_of q;\n"
+     "func string q(h *x, out u64 *n);\n",
+     "t.api:3:40: 'q' returns bytes (with a length): 'p' must take a byte buffer, not a string"},
+    {"api t;\nhandle h;\nfunc h *p(string s) inverse_of q;\nfunc string q(h *x, out u64 *n);\n",
+     "t.api:3:32: 'q' returns bytes (with a length): 'p' must take a byte buffer, not a string"},
+    {"api t;\nhandle h;\nfunc void p(h *d, bytes b[n], u32 n) inverse_of q;\n"
+     "func string q(h *x, int n);\n",
+     "t.api:3:49: 'q' must return a string from one handle (and its length in an out integer)"},
     {"api t;\nhandle h;\nhandle g;\nfunc h *p(string s) inverse_of q;\nfunc string q(g *x);\n",
      "t.api:4:32: 'q' must return a string from one 'h' handle"},
     {"api t;\nhandle h;\nfunc h *p(string s) inverse_of nope;\n",
@@ -188,6 +200,13 @@ static void test_inverse_of(void **state) {
   assert_int_equal(api->funcs[0].inverse_of, 1);
   assert_int_equal(api->funcs[1].inverse_of, -1);
   assert_int_equal(api->funcs[2].inverse_of, -1);
+  assert_int_equal(api->funcs[1].ret.len_param, -1);
+  sf_api_free(api);
+  /* A feeder of bytes, its printer giving the length in an out integer. */
+  api = parse_api_text("api t; handle h; handle g; func void put(h *d, bytes b[n], u32 n) "
+                       "inverse_of pending; func string pending(g *x, out u64 *len);");
+  assert_int_equal(api->funcs[0].inverse_of, 1);
+  assert_int_equal(api->funcs[1].ret.len_param, 1);
   sf_api_free(api);
 }
 

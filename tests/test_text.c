@@ -89,10 +89,34 @@ static void test_errors(void **state) {
   sf_api_free(api);
 }
 
+/* A string literal printed and parsed back gives every byte, NULs too; only
+ * one literal is accepted. */
+static void test_string_literal_round_trip(void **state) {
+  (void)state;
+  uint8_t all[256];
+  for (int i = 0; i < 256; i++)
+    all[i] = (uint8_t)i;
+  sf_buf lit = {0}, back = {0};
+  assert_int_equal(sf_seq_print_string(&lit, all, sizeof all), 0);
+  assert_int_equal(sf_seq_parse_string((const char *)lit.data, lit.len, &back), 0);
+  assert_int_equal(back.len, sizeof all);
+  assert_memory_equal(back.data, all, sizeof all);
+  sf_buf_reset(&back);
+  assert_int_equal(sf_seq_parse_string(" x\"00ff\" ", 9, &back), 0);
+  assert_int_equal(back.len, 2);
+  assert_int_equal(back.data[1], 0xff);
+  assert_int_equal(sf_seq_parse_string("\"a\" \"b\"", 7, &back), -1);
+  assert_int_equal(sf_seq_parse_string("12", 2, &back), -1);
+  assert_int_equal(sf_seq_parse_string("\"open", 5, &back), -1);
+  sf_buf_free(&lit);
+  sf_buf_free(&back);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_print_parse_exact),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_string_literal_round_trip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,6 +25,7 @@
 #define ZLIB_GLUE_H
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,20 +45,22 @@
 /* ---- shared helpers (not part of the grammar) ---------------------------- */
 
 typedef struct zg_header {
-  gz_header h;              /* what zlib points to */
-  unsigned refs;            /* streams (a stream and its copies) using it */
+  gz_header h;                   /* what zlib points to */
+  unsigned refs;                 /* streams (a stream and its copies) using it */
   Bytef *extra, *name, *comment; /* glue-owned buffers (inflate may set h.* to Z_NULL) */
 } zg_header;
 
 typedef struct zg_stream {
-  z_stream strm;      /* first member: the handle points here */
-  Bytef *in;          /* copy of the current input; next_in points inside */
-  Bytef *out;         /* output buffer; next_out points inside */
+  z_stream strm; /* first member: the handle points here */
+  Bytef *in;     /* copy of the current input; next_in points inside */
+  Bytef *out;    /* output buffer; next_out points inside */
   unsigned out_size;
-  zg_header *head;    /* header given to deflateSetHeader/inflateGetHeader */
+  zg_header *head; /* header given to deflateSetHeader/inflateGetHeader */
 } zg_stream;
 
-static inline zg_stream *zg__of(z_stream *s) { return (zg_stream *)s; }
+static inline zg_stream *zg__of(z_stream *s) {
+  return (zg_stream *)s;
+}
 
 static inline void zg__unref(zg_header *h) {
   if (h && --h->refs == 0) {
@@ -162,7 +165,9 @@ static inline void zg_deflate_input(z_stream *s, const Bytef *buf, unsigned len)
 }
 
 /* Consume the output: a fresh next_out/avail_out of size bytes. */
-static inline void zg_deflate_output(z_stream *s, unsigned size) { zg__output(zg__of(s), size); }
+static inline void zg_deflate_output(z_stream *s, unsigned size) {
+  zg__output(zg__of(s), size);
+}
 
 /* deflateCopy into a new zeroed z_stream; NULL if it fails. */
 static inline z_stream *zg_deflate_copy(z_stream *src) {
@@ -195,9 +200,9 @@ static inline int zg_deflate_get_dictionary(z_stream *s, unsigned *len) {
  * while it writes it, so it may only be set before the first deflate() after
  * deflateInit2/deflateReset (zlib.h); zlib does not check this, the glue does
  * (total_in and total_out are 0 until then) and returns ZG_PRECONDITION. */
-static inline int zg_deflate_set_header(z_stream *s, int text, uLong time, int os,
-                                        const char *name, const char *comment,
-                                        const Bytef *extra, unsigned extra_len, int hcrc) {
+static inline int zg_deflate_set_header(z_stream *s, int text, uLong time, int os, const char *name,
+                                        const char *comment, const Bytef *extra, unsigned extra_len,
+                                        int hcrc) {
   zg_stream *w = zg__of(s);
   if (s->total_in != 0 || s->total_out != 0) return ZG_PRECONDITION;
   zg_header *h = calloc(1, sizeof *h);
@@ -225,8 +230,27 @@ static inline int zg_deflate_set_header(z_stream *s, int text, uLong time, int o
 }
 
 /* Fields of the z_stream the application reads after deflate(). */
-static inline uLong zg_deflate_total_out(z_stream *s) { return s->total_out; }
-static inline uLong zg_deflate_adler(z_stream *s) { return s->adler; }
+static inline uLong zg_deflate_total_out(z_stream *s) {
+  return s->total_out;
+}
+static inline uLong zg_deflate_adler(z_stream *s) {
+  return s->adler;
+}
+
+/* What zg_pipe would move: the stream's output so far (malloc'd, with a NUL
+ * after it as every string result), its length in *len. The printer the
+ * simplifier reads to replace a zg_pipe by a zg_inflate_input of these
+ * bytes (zlib.api: inverse_of). */
+static inline char *zg_deflate_pending(z_stream *s, uint64_t *len) {
+  zg_stream *d = zg__of(s);
+  size_t have = (size_t)(d->strm.next_out - d->out);
+  char *copy = malloc(have + 1);
+  if (!copy) abort();
+  if (have) memcpy(copy, d->out, have);
+  copy[have] = 0;
+  *len = have;
+  return copy;
+}
 
 /* ---- inflate streams (handle zinflate) ----------------------------------- */
 
@@ -262,7 +286,9 @@ static inline void zg_inflate_input(z_stream *s, const Bytef *buf, unsigned len)
   zg__input(zg__of(s), buf, len);
 }
 
-static inline void zg_inflate_output(z_stream *s, unsigned size) { zg__output(zg__of(s), size); }
+static inline void zg_inflate_output(z_stream *s, unsigned size) {
+  zg__output(zg__of(s), size);
+}
 
 /* inflateCopy into a new zeroed z_stream; NULL if it fails. */
 static inline z_stream *zg_inflate_copy(z_stream *src) {
@@ -334,9 +360,15 @@ static inline void zg_pipe(z_stream *inf, z_stream *def) {
   d->strm.avail_out = d->out_size;
 }
 
-static inline uLong zg_inflate_total_out(z_stream *s) { return s->total_out; }
-static inline uLong zg_inflate_adler(z_stream *s) { return s->adler; }
-static inline int zg_inflate_data_type(z_stream *s) { return s->data_type; }
+static inline uLong zg_inflate_total_out(z_stream *s) {
+  return s->total_out;
+}
+static inline uLong zg_inflate_adler(z_stream *s) {
+  return s->adler;
+}
+static inline int zg_inflate_data_type(z_stream *s) {
+  return s->data_type;
+}
 
 /* ---- inflateBack (handle zback) ------------------------------------------ */
 
@@ -367,8 +399,8 @@ static inline void zg_inflate_back_free(struct zg_back *b) {
 
 struct zg_back_io {
   const unsigned char *buf;
-  unsigned len, pos, chunk;   /* in(): at most chunk bytes per call */
-  unsigned long out, limit;   /* out(): fails once more than limit bytes came */
+  unsigned len, pos, chunk; /* in(): at most chunk bytes per call */
+  unsigned long out, limit; /* out(): fails once more than limit bytes came */
 };
 
 static unsigned zg__back_in(void *desc, z_const unsigned char **buf) {
@@ -446,7 +478,9 @@ static inline uLong zg_crc32_combine_op(uLong crc1, uLong crc2, z_off_t len2) {
 }
 
 /* One entry of the table get_crc_table() returns (256 entries). */
-static inline unsigned zg_crc_table_entry(unsigned char i) { return (unsigned)get_crc_table()[i]; }
+static inline unsigned zg_crc_table_entry(unsigned char i) {
+  return (unsigned)get_crc_table()[i];
+}
 
 /* ---- gzip files (handles ztmp, gzFile) ------------------------------------ */
 
@@ -481,7 +515,9 @@ static inline void zg_tmp_free(struct zg_tmp *t) {
 }
 
 /* gzopen(path of the temporary file, mode). */
-static inline gzFile zg_gzopen(struct zg_tmp *t, const char *mode) { return gzopen(t->path, mode); }
+static inline gzFile zg_gzopen(struct zg_tmp *t, const char *mode) {
+  return gzopen(t->path, mode);
+}
 
 /* gzdopen on a new descriptor of the temporary file (its own offset, 0);
  * gzdopen does not close fd when it fails, so the glue does. */
@@ -520,7 +556,9 @@ static inline size_t zg_gzfwrite(gzFile f, const void *buf, unsigned len, unsign
 
 /* gzprintf with a fixed format (the fuzzer supplies the arguments, never the
  * format: a format string is a caller contract, not input). */
-static inline int zg_gzprintf(gzFile f, const char *s, int n) { return gzprintf(f, "%s %d\n", s, n); }
+static inline int zg_gzprintf(gzFile f, const char *s, int n) {
+  return gzprintf(f, "%s %d\n", s, n);
+}
 
 /* gzgets into a buffer of len bytes; the string's length, or -1 when gzgets
  * returns NULL (end of file or error). */
