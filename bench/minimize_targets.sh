@@ -30,13 +30,16 @@ now() { date +%s.%N; }
 printf '%-8s %-5s %-22s %6s %7s %7s %8s %-5s %s\n' library input method calls bytes runs seconds same signature
 for lib in "${libs[@]}"; do
   for mode in libfuzzer afl; do
-    [ -x "$root/build/targets/$lib/$mode/${lib}_seqfuzz" ] || "$root/scripts/build-target.sh" "$lib" $mode >/dev/null
+    [ -x "$root/build/targets/$lib/$mode/${lib}_seqfuzz" ] ||
+      "$root/scripts/build-target.sh" "$lib" $mode >"$work/build.log" 2>&1 ||
+      { tail -20 "$work/build.log"; exit 1; }
   done
   bin=$root/build/targets/$lib/libfuzzer/${lib}_seqfuzz
   afl=$root/build/targets/$lib/afl/${lib}_seqfuzz
   api=$root/build/targets/$lib/libfuzzer/${lib}_seqfuzz.api
   calls() { "$SF" show "$api" "$1" 2>/dev/null | grep -c ';' || true; }
-  sig_of() { "$1" "$2" >"$work/sig.log" 2>&1 && { echo none; return; }; "$SF" signature "$work/sig.log"; }
+  # A known hang (zlib's gzbuffer bug) must end: libFuzzer's timeout makes it a signature.
+  sig_of() { "$1" -timeout=10 "$2" >"$work/sig.log" 2>&1 && { echo none; return; }; "$SF" signature "$work/sig.log"; }
   # Known reproducers by signature.
   declare -A known=()
   for bug in "$root/seeds/$lib/bugs/"*.seq; do
@@ -49,7 +52,7 @@ for lib in "${libs[@]}"; do
   pool=$(ls -d "$root"/build/bench/coverage/"$lib"/seqfuzz-*.crashes 2>/dev/null || true)
   if [ -z "$pool" ] || [ -z "$(find $pool -name 'crash-*' 2>/dev/null | head -1)" ]; then
     mkdir -p "$work/$lib/c" "$work/$lib/a"
-    "$bin" "$work/$lib/c" -max_total_time=120 -fork=1 -ignore_crashes=1 -seed=1 \
+    "$bin" "$work/$lib/c" -max_total_time=120 -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -timeout=10 -seed=1 \
       -artifact_prefix="$work/$lib/a/" >/dev/null 2>&1 || true
     pool=$work/$lib/a
   fi
@@ -83,7 +86,7 @@ for lib in "${libs[@]}"; do
       "$(calls "$d/sf.min")" "$(wc -c <"$d/sf.min")" "${runs:-?}" \
       "$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')" "$(same "$d/sf.min")"
     t0=$(now)
-    (cd "$d" && "$bin" -minimize_crash=1 -runs=10000 -seed=1 "$d/orig" >lf.log 2>&1) || true
+    (cd "$d" && "$bin" -minimize_crash=1 -runs=10000 -timeout=10 -seed=1 "$d/orig" >lf.log 2>&1) || true
     t1=$(now)
     best=$(ls -t "$d"/minimized-from-* 2>/dev/null | head -n1 || true)
     [ -n "$best" ] && printf '%-8s %-5s %-22s %6s %7s %7s %8.1f %-5s\n' "$lib" "#$k" "libFuzzer -minimize" \

@@ -36,6 +36,7 @@ for bug in "$src"/seeds/demo/bugs/*.seq; do
   fi
   case "$(basename "$bug")" in
   *double-free*) want="double-free in kv_compact" ;;
+  *iter-uaf*) want="heap-use-after-free in kv_iter_next" ;;
   *) want="heap-use-after-free in blob_unref < clear_slot < kv_close" ;;
   esac
   [ "$("$build/seqfuzz" signature "$work/known.log")" = "$want" ] ||
