@@ -434,20 +434,26 @@ static bool build_fed(minimizer *z, uint32_t i, uint32_t fi, int32_t fh, int32_t
   return ok && sf_seq_validate(&z->cand, NULL, 0) == 0;
 }
 
+/* Whether an input handle parameter of call ci other than `except` (UINT32_MAX:
+ * any) takes value w. */
+static bool call_passes(const sf_seq *s, uint32_t ci, uint32_t except, uint64_t w) {
+  const sf_func *f = sf_seq_func(s, ci);
+  for (uint32_t q = 0; q < f->nparams; q++)
+    if (q != except && f->params[q].kind == SF_HANDLE && sf_param_is_input(&f->params[q]) &&
+        sf_seq_args(s, ci)[q].bits == w)
+      return true;
+  return false;
+}
+
 /* The call before i of feeder fi on dest whose bytes dest still holds (no
  * call in between takes dest), or UINT32_MAX. */
 static uint32_t unconsumed_feed(const sf_seq *s, uint32_t i, uint32_t fi, int32_t fh,
                                 uint64_t dest) {
-  bool *family = calloc(s->nvals + 1, sizeof *family);
-  if (!family) return UINT32_MAX;
-  family[dest] = true;
-  uint32_t found = UINT32_MAX;
   for (uint32_t c = i; c-- > 0;) {
-    if (s->calls[c].func == fi && sf_seq_args(s, c)[fh].bits == dest) found = c;
-    if (found != UINT32_MAX || call_uses(s, c, family)) break;
+    if (s->calls[c].func == fi && sf_seq_args(s, c)[fh].bits == dest) return c;
+    if (call_passes(s, c, UINT32_MAX, dest)) break;
   }
-  free(family);
-  return found;
+  return UINT32_MAX;
 }
 
 /* Feeding: a call that moved data from one handle into another
@@ -523,16 +529,6 @@ out:
   sf_buf_free(&both);
   sf_seq_free(&probe);
   return any;
-}
-
-/* Whether another input handle parameter of call ci already takes value w. */
-static bool call_passes(const sf_seq *s, uint32_t ci, uint32_t except, uint64_t w) {
-  const sf_func *f = sf_seq_func(s, ci);
-  for (uint32_t q = 0; q < f->nparams; q++)
-    if (q != except && f->params[q].kind == SF_HANDLE && sf_param_is_input(&f->params[q]) &&
-        sf_seq_args(s, ci)[q].bits == w)
-      return true;
-  return false;
 }
 
 /* Merge: a handle argument takes an earlier value of the same type. Never
