@@ -250,8 +250,11 @@ static int keep_repeats(const sf_seq *s, uint32_t func, uint32_t keep, sf_seq *o
     for (uint32_t ci = 0; ci < out->ncalls; ci++)
       if (out->calls[ci].func == func) n++, last = ci;
     if (rc != 0 || n <= keep) break;
-    rc = sf_seq_without_call(out, last, &tmp);
-    if (rc == 0) rc = sf_seq_copy(out, &tmp);
+    if ((rc = sf_seq_without_call(out, last, &tmp)) == 0) {
+      sf_seq t = *out; /* swap, no copy */
+      *out = tmp;
+      tmp = t;
+    }
   }
   sf_seq_free(&tmp);
   return rc;

@@ -34,44 +34,39 @@ got=$("$sf" signature "$work/repro.log")
 grep -q "replacement:" "$work/repl.log" || { echo "FAIL: no replacement step"; cat "$work/repl.log"; exit 1; }
 [ "$(grep -c ';' "$work/repl.txt")" -le 5 ] || { echo "FAIL: replacement case not minimal"; cat "$work/repl.txt"; exit 1; }
 echo "replacement case: $(tail -n1 "$work/repl.log")"
+# doclib_case NAME SEQ STEP MAX_CALLS PATTERN: the doclib input SEQ crashes;
+# `seqfuzz min` takes STEP, ends at MAX_CALLS calls or fewer with PATTERN in
+# its text and the same signature; its C reproducer crashes the same way.
+dapi=$src/tests/doclib.api
+doclib_case() {
+  local name=$1 seq=$2 step=$3 max=$4 pattern=$5 w=$work/$1
+  "$sf" encode "$dapi" "$src/tests/data/$seq" -o "$w"
+  "$build/tests/doclib_fuzzer" "$w" >"$w.log" 2>&1 && { echo "FAIL: $name input does not crash"; exit 1; }
+  local want
+  want=$("$sf" signature "$w.log")
+  "$sf" min "$dapi" "$w" --target "$build/tests/doclib_fuzzer" -o "$w.min" >"$w.txt" 2>"$w.mlog"
+  cat "$w.txt"
+  grep -q "$step:" "$w.mlog" || { echo "FAIL: no $step step"; cat "$w.mlog"; exit 1; }
+  [ "$(grep -c ';' "$w.txt")" -le "$max" ] || { echo "FAIL: $step case not minimal"; exit 1; }
+  grep -q "$pattern" "$w.txt" || { echo "FAIL: no $pattern in the result"; exit 1; }
+  grep -q "seqfuzz min: $want" "$w.mlog" || { echo "FAIL: $name signature changed"; exit 1; }
+  "$sf" repro "$dapi" "$w.min" -o "${w}_repro.c"
+  "$cc" -g -fsanitize=address,undefined -I"$src/tests" "${w}_repro.c" "$src/tests/doclib.c" -o "${w}_repro"
+  "${w}_repro" >"${w}_repro.log" 2>&1 && { echo "FAIL: $name reproducer does not crash"; exit 1; }
+  [ "$("$sf" signature "${w}_repro.log")" = "$want" ] || { echo "FAIL: $name reproducer crashes differently"; exit 1; }
+  echo "$step case: $(tail -n1 "$w.mlog")"
+}
 # A crash whose minimum needs materialization: the document the check
 # crashes on was built word by word; no removal or replacement keeps the
 # crash, but the parse of its printed text (doclib.api: doc_parse inverse_of
 # doc_print) replaces the four building calls: 2 calls, whose reproducer
 # (a string literal) crashes the same way.
-dapi=$src/tests/doclib.api
-"$sf" encode "$dapi" "$src/tests/data/needs_materialization.seq" -o "$work/doc"
-"$build/tests/doclib_fuzzer" "$work/doc" >"$work/doc.log" 2>&1 && { echo "FAIL: doclib input does not crash"; exit 1; }
-dwant=$("$sf" signature "$work/doc.log")
-"$sf" min "$dapi" "$work/doc" --target "$build/tests/doclib_fuzzer" -o "$work/doc.min" >"$work/doc.txt" 2>"$work/doc.mlog"
-cat "$work/doc.txt"
-grep -q "materialization:" "$work/doc.mlog" || { echo "FAIL: no materialization step"; cat "$work/doc.mlog"; exit 1; }
-[ "$(grep -c ';' "$work/doc.txt")" -le 2 ] || { echo "FAIL: materialization case not minimal"; exit 1; }
-grep -q 'doc_parse("' "$work/doc.txt" || { echo "FAIL: no parse of the text"; exit 1; }
-grep -q "seqfuzz min: $dwant" "$work/doc.mlog" || { echo "FAIL: doclib signature changed"; exit 1; }
-"$sf" repro "$dapi" "$work/doc.min" -o "$work/doc_repro.c"
-"$cc" -g -fsanitize=address,undefined -I"$src/tests" "$work/doc_repro.c" "$src/tests/doclib.c" -o "$work/doc_repro"
-"$work/doc_repro" >"$work/doc_repro.log" 2>&1 && { echo "FAIL: doclib reproducer does not crash"; exit 1; }
-[ "$("$sf" signature "$work/doc_repro.log")" = "$dwant" ] || { echo "FAIL: doclib reproducer crashes differently"; exit 1; }
-echo "materialization case: $(tail -n1 "$work/doc.mlog")"
+doclib_case doc needs_materialization.seq materialization 2 'doc_parse("'
 # A crash whose minimum needs feeding: the feed got its words from a
 # document (feed_take); feed_put inverse_of doc_words (a printer of bytes
 # with NULs, its length in an out parameter) replaces the take, and the
 # document's calls go: 3 calls, whose reproducer crashes the same way.
-"$sf" encode "$dapi" "$src/tests/data/needs_feeding.seq" -o "$work/feed"
-"$build/tests/doclib_fuzzer" "$work/feed" >"$work/feed.log" 2>&1 && { echo "FAIL: feed input does not crash"; exit 1; }
-fwant=$("$sf" signature "$work/feed.log")
-"$sf" min "$dapi" "$work/feed" --target "$build/tests/doclib_fuzzer" -o "$work/feed.min" >"$work/feed.txt" 2>"$work/feed.mlog"
-cat "$work/feed.txt"
-grep -q "feeding:" "$work/feed.mlog" || { echo "FAIL: no feeding step"; cat "$work/feed.mlog"; exit 1; }
-[ "$(grep -c ';' "$work/feed.txt")" -le 3 ] || { echo "FAIL: feeding case not minimal"; exit 1; }
-grep -q 'feed_put(' "$work/feed.txt" || { echo "FAIL: no feed_put of the bytes"; exit 1; }
-grep -q "seqfuzz min: $fwant" "$work/feed.mlog" || { echo "FAIL: feed signature changed"; exit 1; }
-"$sf" repro "$dapi" "$work/feed.min" -o "$work/feed_repro.c"
-"$cc" -g -fsanitize=address,undefined -I"$src/tests" "$work/feed_repro.c" "$src/tests/doclib.c" -o "$work/feed_repro"
-"$work/feed_repro" >"$work/feed_repro.log" 2>&1 && { echo "FAIL: feed reproducer does not crash"; exit 1; }
-[ "$("$sf" signature "$work/feed_repro.log")" = "$fwant" ] || { echo "FAIL: feed reproducer crashes differently"; exit 1; }
-echo "feeding case: $(tail -n1 "$work/feed.mlog")"
+doclib_case feed needs_feeding.seq feeding 3 'feed_put('
 # libFuzzer's own -minimize_crash=1 goes through the custom mutator and works.
 (cd "$work" && "$build/kvstore_fuzzer" -minimize_crash=1 -runs=2000 -seed=1 crash >lf-min.log 2>&1) || true
 best=$(grep -o "failed to minimize beyond [^ ]* ([0-9]* bytes)" "$work/lf-min.log" | awk '{print $5}' || true)
