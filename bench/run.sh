@@ -11,7 +11,9 @@
 # 2. time to first crash, libFuzzer and AFL++, both from an empty start
 #    (libFuzzer: empty corpus; AFL++: one input that is empty for each
 #    harness), wall-clock seconds including start-up;
-# 3. ablation: seqfuzz with legality pruning off, with equivalence pruning off.
+# 3. ablation: seqfuzz with legality pruning off, with equivalence pruning off;
+#    and with sequences of at most 16 calls (SEQFUZZ_MAX_CALLS=16 instead of
+#    64): shorter sequences run faster but need more executions to the bug.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 seeds=${1:-5}
@@ -103,10 +105,12 @@ for seed in $(seq 1 "$seeds"); do
   run_tput handwritten "$B/handwritten_fixed_fuzzer"
   run_tput seqfuzz-no-legality "$B/kvstore_fixed_fuzzer" SEQFUZZ_LEGALITY=0
   run_tput seqfuzz-no-equivalence "$B/kvstore_fixed_fuzzer" SEQFUZZ_EQUIVALENCE=0
+  run_tput seqfuzz-max16 "$B/kvstore_fixed_fuzzer" SEQFUZZ_MAX_CALLS=16
   ttfc_lf libfuzzer/seqfuzz "$B/kvstore_fuzzer"
   ttfc_lf libfuzzer/handwritten "$B/handwritten_fuzzer"
   ttfc_lf libfuzzer/seqfuzz-no-legality "$B/kvstore_fuzzer" SEQFUZZ_LEGALITY=0
   ttfc_lf libfuzzer/seqfuzz-no-equivalence "$B/kvstore_fuzzer" SEQFUZZ_EQUIVALENCE=0
+  ttfc_lf libfuzzer/seqfuzz-max16 "$B/kvstore_fuzzer" SEQFUZZ_MAX_CALLS=16
   ttfc_afl afl/seqfuzz "$A/kvstore_fuzzer" "$work/empty.seq.bin" "${SF_AFL[@]}"
   ttfc_afl afl/handwritten "$A/handwritten_fuzzer" "$work/empty.hw.bin"
 done
@@ -114,7 +118,7 @@ done
 echo
 echo "== throughput ($seeds seeds x ${tput}s, library bug fixed; medians) =="
 printf '%-26s %12s %12s %14s\n' config execs/s calls/exec calls/s
-for c in seqfuzz handwritten seqfuzz-no-legality seqfuzz-no-equivalence; do
+for c in seqfuzz handwritten seqfuzz-no-legality seqfuzz-no-equivalence seqfuzz-max16; do
   e=$(awk -v c="$c" '$1 == c {print $2}' "$work/tput" | median)
   k=$(awk -v c="$c" '$1 == c {print $3}' "$work/tput" | median)
   printf '%-26s %12s %12s %14.0f\n' "$c" "$e" "$k" "$(awk -v e="$e" -v k="$k" 'BEGIN {print e * k}')"
@@ -122,11 +126,13 @@ for c in seqfuzz handwritten seqfuzz-no-legality seqfuzz-no-equivalence; do
 done
 awk -v a="$tput_seqfuzz" -v b="$tput_handwritten" -v ka="$calls_seqfuzz" -v kb="$calls_handwritten" \
   'BEGIN {printf "ratio seqfuzz/handwritten: %.2fx executions/s, %.2fx API calls/s\n", a / b, (a * ka) / (b * kb)}'
+awk -v a="$tput_seqfuzz_max16" -v b="$tput_handwritten" \
+  'BEGIN {printf "ratio seqfuzz-max16/handwritten: %.2fx executions/s\n", a / b}'
 echo
 echo "== time to first crash ($seeds seeds, limit ${limit}s; medians, inf = not found) =="
 printf '%-34s %10s %12s\n' config seconds executions
 for c in libfuzzer/seqfuzz libfuzzer/handwritten libfuzzer/seqfuzz-no-legality \
-         libfuzzer/seqfuzz-no-equivalence afl/seqfuzz afl/handwritten; do
+         libfuzzer/seqfuzz-no-equivalence libfuzzer/seqfuzz-max16 afl/seqfuzz afl/handwritten; do
   t=$(awk -v c="$c" '$1 == c {print $2}' "$work/ttfc" | median)
   x=$(awk -v c="$c" '$1 == c {print $3}' "$work/ttfc" | median)
   printf '%-34s %10s %12s\n' "$c" "$t" "$x"
@@ -138,6 +144,9 @@ for e in libfuzzer afl; do
   awk -v e="$e" -v a="$a" -v b="$b" -v xa="$xa" -v xb="$xb" 'BEGIN {
     printf "%s: seqfuzz finds it %.1fx faster (wall clock), with %.1fx fewer executions\n", e, b / a, xb / (xa > 0 ? xa : 1)}'
 done
+awk -v a="$x_libfuzzer_seqfuzz_max16" -v b="$x_libfuzzer_seqfuzz" -v ta="$t_libfuzzer_seqfuzz_max16" \
+  -v tb="$t_libfuzzer_seqfuzz" 'BEGIN {
+  printf "libfuzzer: seqfuzz-max16 needs %.1fx the executions of seqfuzz (%.1fx the time)\n", a / (b > 0 ? b : 1), ta / tb}'
 echo
 echo "raw measurements:"
 sed 's/^/  tput /' "$work/tput"

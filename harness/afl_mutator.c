@@ -95,19 +95,10 @@ void *afl_custom_init(void *afl, unsigned int seed) {
 
 /* The solver stage, within its time budget (solver/budget.h). */
 static size_t solver_stage(afl_seqfuzz *st, uint8_t *out, size_t max_size) {
-  double t0;
-  if (!st->solver || !sf_solver_budget_due(&st->budget, &t0)) return 0;
-  uint64_t attempts = st->solver_stats.attempts;
   sf_buf_reset(&st->solved);
-  int rc = sf_solver_client_step(st->solver, &st->solved, &st->solver_stats);
-  sf_solver_budget_spent(&st->budget, t0, rc != 0 || st->solver_stats.attempts != attempts);
-  if (rc < 0) {
-    fprintf(stderr, "seqfuzz: the solver server keeps failing; going on without it\n");
-    sf_solver_client_free(st->solver);
-    st->solver = NULL;
+  if (sf_solver_client_stage(&st->solver, &st->budget, &st->solved, max_size, &st->solver_stats) !=
+      1)
     return 0;
-  }
-  if (rc != 1 || st->solved.len > max_size) return 0;
   memcpy(out, st->solved.data, st->solved.len);
   return st->solved.len;
 }

@@ -43,9 +43,14 @@ static struct {
   sf_feedback local;   /* libFuzzer mode */
   uint64_t execs, illegal, foreign;
   time_t last_stats;
-  sf_solver *solver; /* NULL when SEQFUZZ_SOLVER=0 */
+  /* The solver runs in a server process, this binary started again
+   * (solver/remote.h), from the first corpus entry on. */
+  bool solver_wanted;       /* SEQFUZZ_SOLVER, and the server not tried yet */
+  sf_solver_client *remote; /* the server; NULL: none */
+  sf_solver_stats solver_stats;
   sf_buf solved;
   sf_solver_budget budget;
+  sf_solver *solver; /* in the server process: the solver itself */
 } G;
 
 static void set_running_call(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o) {
@@ -72,6 +77,20 @@ static void *resolve_embedded(void *ctx, const char *name) {
   return NULL;
 }
 
+/* The solver server, started at the first use: this very binary. */
+static sf_solver_client *solver_client(void) {
+  if (G.remote || !G.solver_wanted) return G.remote;
+  G.solver_wanted = false;
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = 0;
+    G.remote = sf_solver_client_start(self);
+  }
+  if (!G.remote) fprintf(stderr, "seqfuzz: the solver could not start; fuzzing without it\n");
+  return G.remote;
+}
+
 /* The mutator's runner (libFuzzer, in-process): a full run, observers
  * included, of a corpus entry it meets for the first time. */
 static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *fb) {
@@ -87,14 +106,9 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
   if (count_edges) fb->new_edges = sf_edges_new();
   sf_solver_budget_new_input(&G.budget);
-  if (G.solver) {
-    /* A corpus entry: the solver learns its comparisons, and counts it as a
-     * confirmation if it is one of its results. */
-    const sf_cmp_record *rec;
-    uint32_t n = traced_run(NULL, &G.probe_seq, &rec);
-    sf_solver_observe(G.solver, &G.probe_seq, rec, n);
-    sf_solver_note_input(G.solver, hash);
-  }
+  /* A corpus entry: the solver learns its comparisons, and counts it as a
+   * confirmation if it is one of its results. */
+  if (solver_client()) sf_solver_client_observe(G.remote, data, size);
 }
 
 static void init_once(void) {
@@ -123,10 +137,13 @@ static void init_once(void) {
     exit(1);
   }
   G.channel = sf_channel_attach();
-  if (G.opt.solver && !G.channel) {
+  if (G.opt.solver && getenv(SF_SOLVER_SERVE_ENV)) {
+    /* This process is the solver server of a fuzzer (libFuzzer: of this
+     * binary; AFL++: of the seqfuzz mutator in afl-fuzz). */
     sf_solver_options so = {.timeout_ms = (uint32_t)G.opt.solver_timeout};
     G.solver = sf_solver_new(G.api, &so, traced_run, NULL);
-    if (!G.solver) fprintf(stderr, "seqfuzz: the solver could not start; fuzzing without it\n");
+  } else {
+    G.solver_wanted = G.opt.solver && !G.channel; /* AFL++: its mutator has the client */
   }
   sf_solver_budget_init(&G.budget, G.opt.solver_budget);
   sf_seq_init(&G.seq, G.api);
@@ -164,9 +181,8 @@ static void print_stats(void) {
     n += snprintf(line + n, sizeof line - (size_t)n, " %s %llu/%llu", names[k],
                   (unsigned long long)s.found[k], (unsigned long long)s.tried[k]);
   fprintf(stderr, "%s\n", line);
-  if (!G.solver) return;
-  sf_solver_stats v;
-  sf_solver_get_stats(G.solver, &v);
+  if (!G.remote) return;
+  const sf_solver_stats v = G.solver_stats; /* as of the last step */
   fprintf(stderr,
           "seqfuzz: solver: %.1f%% of the time | sites %llu, frontiers %llu | attempts %llu: "
           "no influence %llu, unfit %llu | queries %llu: sat %llu, unsat %llu, timeout %llu | "
@@ -181,15 +197,9 @@ static void print_stats(void) {
 
 /* The solver stage, within its time budget (solver/budget.h). */
 static size_t solver_stage(uint8_t *data, size_t max_size) {
-  double t0;
-  if (!G.solver || !sf_solver_budget_due(&G.budget, &t0)) return 0;
-  sf_solver_stats before, after;
-  sf_solver_get_stats(G.solver, &before);
   sf_buf_reset(&G.solved);
-  int rc = sf_solver_step(G.solver, &G.solved);
-  sf_solver_get_stats(G.solver, &after);
-  sf_solver_budget_spent(&G.budget, t0, after.attempts != before.attempts);
-  if (rc != 1 || G.solved.len > max_size) return 0;
+  if (sf_solver_client_stage(&G.remote, &G.budget, &G.solved, max_size, &G.solver_stats) != 1)
+    return 0;
   memcpy(data, G.solved.data, G.solved.len);
   return G.solved.len;
 }
@@ -217,8 +227,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   if (getenv(SF_SOLVER_SERVE_ENV)) serve();
   if (getenv(SF_RUN_SERVE_ENV)) {
     unsetenv(SF_RUN_SERVE_ENV);
-    sf_solver_free(G.solver); /* unused; the leak check at the end of each run would scan it */
-    G.solver = NULL;
+    G.solver_wanted = false;
     sf_cmp_trace_forward(false);
     sf_run_server(LLVMFuzzerTestOneInput);
   }
@@ -227,8 +236,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   for (int i = 1; i < *argc; i++)
     if (strncmp((*argv)[i], "-minimize_crash", 15) == 0) {
       sf_mutator_set_runner(G.mut, NULL, NULL);
-      sf_solver_free(G.solver); /* its results would not be smaller crashes */
-      G.solver = NULL;
+      G.solver_wanted = false; /* its results would not be smaller crashes */
     }
   return 0;
 }

@@ -2,7 +2,11 @@
  * libFuzzer entry points and the AFL++ mutator) ask before each mutation:
  * the solver gets at most `percent` of the time since the start, four times
  * that while no new corpus entry came for 10 s (coverage stalls), and after
- * a step that found no frontier to try it rests for 4096 mutations. */
+ * a step that found no frontier to try it rests for 4096 mutations. The
+ * solver runs in a server process (solver/remote.h) and its CPU time counts,
+ * wherever it was spent: its attempts fork, and forking the engine's own
+ * process would make the engine's next runs slow (copy-on-write faults)
+ * where no clock of the solver sees it. */
 #ifndef SF_SOLVER_BUDGET_H
 #define SF_SOLVER_BUDGET_H
 
@@ -38,9 +42,13 @@ static inline bool sf_solver_budget_due(sf_solver_budget *b, double *t0) {
   return b->spent <= share * (*t0 - b->start);
 }
 
-/* A step that began at t0 ended; attempted: it tried a frontier. */
-static inline void sf_solver_budget_spent(sf_solver_budget *b, double t0, bool attempted) {
-  b->spent += sf_seconds_now() - t0;
+/* A step that began at t0 ended; attempted: it tried a frontier. cpu: the
+ * solver's CPU time since the last step (the server's, learning included),
+ * charged when it is more than the time waited. */
+static inline void sf_solver_budget_spent(sf_solver_budget *b, double t0, double cpu,
+                                          bool attempted) {
+  double waited = sf_seconds_now() - t0;
+  b->spent += cpu > waited ? cpu : waited;
   if (!attempted) b->idle_until = b->mutations + 4096;
 }
 

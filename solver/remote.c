@@ -2,10 +2,22 @@
 #include "remote.h"
 
 #include <string.h>
+#include <sys/resource.h>
 
 #include "../base/sf_io.h"
 
 /* ---- server ---- */
+
+static uint64_t usec(struct timeval t) {
+  return (uint64_t)t.tv_sec * 1000000u + (uint64_t)t.tv_usec;
+}
+
+/* This process's CPU time and its reaped children's (the attempts). */
+static uint64_t cpu_used_us(void) {
+  struct rusage self, kids;
+  if (getrusage(RUSAGE_SELF, &self) || getrusage(RUSAGE_CHILDREN, &kids)) return 0;
+  return usec(self.ru_utime) + usec(self.ru_stime) + usec(kids.ru_utime) + usec(kids.ru_stime);
+}
 
 void sf_solver_serve(sf_solver *sv, int in, int out, sf_solver_observe_fn observe, void *ctx) {
   sf_buf data = {0}, result = {0};
@@ -27,8 +39,9 @@ void sf_solver_serve(sf_solver *sv, int in, int out, sf_solver_observe_fn observ
       uint32_t n = rc == 1 && result.len <= max ? (uint32_t)result.len : 0;
       sf_solver_stats st;
       sf_solver_get_stats(sv, &st);
+      uint64_t cpu = cpu_used_us();
       if (sf_write_all(out, &n, 4) || sf_write_all(out, result.data, n) ||
-          sf_write_all(out, &st, sizeof st))
+          sf_write_all(out, &st, sizeof st) || sf_write_all(out, &cpu, sizeof cpu))
         break;
     } else {
       break;

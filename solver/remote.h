@@ -10,8 +10,13 @@
  *
  * Protocol, over a pipe each way: a request is one byte ('O' observe an
  * input, 'S' one solver step), a u32 length and that many bytes; 'S' is
- * answered by a u32 length, the result bytes (none: no result), and the
- * server's sf_solver_stats. */
+ * answered by a u32 length, the result bytes (none: no result), the
+ * server's sf_solver_stats, and its CPU time so far in microseconds (u64,
+ * its attempts' child processes included): the engine's budget counts it.
+ *
+ * Under libFuzzer the fuzzer starts itself as its server the same way
+ * (harness/fuzz_target.c): attempts fork, and the copy-on-write faults a
+ * fork leaves behind would slow the engine's own process. */
 #ifndef SF_SOLVER_REMOTE_H
 #define SF_SOLVER_REMOTE_H
 
@@ -19,6 +24,7 @@
 #include <stdint.h>
 
 #include "../base/sf_buf.h"
+#include "budget.h"
 #include "solver.h"
 
 #define SF_SOLVER_SERVE_ENV  "SEQFUZZ_SOLVER_SERVE"
@@ -36,6 +42,17 @@ void sf_solver_client_observe(sf_solver_client *c, const uint8_t *data, size_t s
 /* One step: 1 and the result appended to out; 0 no result; -1 the server is
  * gone for good. st receives the server's statistics (may be NULL). */
 int sf_solver_client_step(sf_solver_client *c, sf_buf *out, sf_solver_stats *st);
+/* CPU seconds the servers used, as of the last step's answer (all the
+ * servers started, restarts included). */
+double sf_solver_client_cpu(const sf_solver_client *c);
+
+/* The engines' solver stage, before each mutation: a step when the budget
+ * allows one, charged to it (the server's CPU time or the time waited, the
+ * larger). 1: out holds a result (appended), at most max_size bytes; 0: none
+ * this time; -1: the server is gone for good (*cp freed and set to NULL, a
+ * line on stderr). st receives the server's statistics. */
+int sf_solver_client_stage(sf_solver_client **cp, sf_solver_budget *b, sf_buf *out, size_t max_size,
+                           sf_solver_stats *st);
 
 /* ---- server (the tracing build) ---- */
 /* Learn from an input: decode or interpret it, run it traced, and call

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +26,8 @@ struct sf_solver_client {
   int to, from; /* pipes to and from the server */
   uint32_t starts;
   time_t started;
+  uint64_t cpu_before_us; /* CPU of the servers that died */
+  uint64_t cpu_us;        /* the running server's, as last reported */
 };
 
 static void stop(sf_solver_client *c) {
@@ -37,6 +40,8 @@ static void stop(sf_solver_client *c) {
     }
   }
   c->pid = -1;
+  c->cpu_before_us += c->cpu_us;
+  c->cpu_us = 0;
 }
 
 static int start(sf_solver_client *c) {
@@ -134,11 +139,39 @@ int sf_solver_client_step(sf_solver_client *c, sf_buf *out, sf_solver_stats *st)
   sf_solver_stats s;
   if (send_frame(c, 'S', &max, 4) || sf_read_all(c->from, &n, 4, STEP_TIMEOUT_MS) ||
       n > SF_SOLVER_MAX_FRAME || sf_buf_reserve(out, n) ||
-      sf_read_all(c->from, out->data + out->len, n, STEP_TIMEOUT_MS) ||
-      sf_read_all(c->from, &s, sizeof s, STEP_TIMEOUT_MS)) {
+      (n && sf_read_all(c->from, out->data + out->len, n, STEP_TIMEOUT_MS)) ||
+      sf_read_all(c->from, &s, sizeof s, STEP_TIMEOUT_MS) ||
+      sf_read_all(c->from, &c->cpu_us, sizeof c->cpu_us, STEP_TIMEOUT_MS)) {
     return restart(c) ? -1 : 0;
   }
   out->len += n;
   if (st) *st = s;
   return n ? 1 : 0;
+}
+
+double sf_solver_client_cpu(const sf_solver_client *c) {
+  return 1e-6 * (double)(c->cpu_before_us + c->cpu_us);
+}
+
+int sf_solver_client_stage(sf_solver_client **cp, sf_solver_budget *b, sf_buf *out, size_t max_size,
+                           sf_solver_stats *st) {
+  double t0;
+  if (!*cp || !sf_solver_budget_due(b, &t0)) return 0;
+  double cpu = sf_solver_client_cpu(*cp);
+  uint64_t attempts = st->attempts;
+  size_t before = out->len;
+  int rc = sf_solver_client_step(*cp, out, st);
+  sf_solver_budget_spent(b, t0, sf_solver_client_cpu(*cp) - cpu,
+                         rc != 0 || st->attempts != attempts);
+  if (rc < 0) {
+    fprintf(stderr, "seqfuzz: the solver server keeps failing; going on without it\n");
+    sf_solver_client_free(*cp);
+    *cp = NULL;
+    return -1;
+  }
+  if (rc == 1 && out->len - before > max_size) {
+    out->len = before;
+    return 0;
+  }
+  return rc;
 }

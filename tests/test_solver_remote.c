@@ -1,9 +1,11 @@
-/* The solver server and its client (the AFL++ path), end to end with a real
+/* The solver server and its client (both engines' path), end to end with a real
  * tracing build: solverlib_fuzzer serves; the client tells it about the seed
  * and every result, as afl-fuzz's queue would, and asks for steps. The
  * server must flip `a + b == 1000003`, then `a - b == 77` behind it, and
  * hand over the input that crashes the target (its attempt's child crashed,
  * the server did not). */
+#include <unistd.h>
+
 #include "solver/remote.h"
 #include "test_util.h"
 
@@ -47,7 +49,52 @@ static void test_server_flips_both_guards(void **state) {
   sf_api_free(api);
 }
 
+/* The engines' stage: steps only when the budget allows, charges the
+ * server's CPU time (the server learns between steps, in its own process,
+ * while nobody waits for it), and never hands over a result larger than
+ * asked for. */
+static void test_stage_charges_server_cpu(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(SOLVERLIB_API);
+  sf_solver_client *c = sf_solver_client_start(SOLVERLIB_FUZZER);
+  assert_non_null(c);
+  sf_seq s;
+  sf_seq_init(&s, api);
+  sf_buf in = {0}, out = {0};
+  char text[128];
+  for (int i = 0; i < 2000; i++) {
+    snprintf(text, sizeof text, "h1 = pair_new(); pair_note(h1, %d, %d);", i, 2 * i + 1);
+    parse_seq_ok(&s, api, text);
+    sf_buf_reset(&in);
+    assert_int_equal(sf_seq_encode(&s, &in), 0);
+    sf_solver_client_observe(c, in.data, in.len);
+  }
+  usleep(500000);
+  sf_solver_budget b;
+  sf_solver_budget_init(&b, 100);
+  sf_solver_stats st = {0};
+  /* No input fits in 4 bytes: the step's result is dropped. */
+  assert_int_equal(sf_solver_client_stage(&c, &b, &out, 4, &st), 0);
+  assert_int_equal(out.len, 0);
+  assert_int_equal(st.attempts, 1);
+  double cpu = sf_solver_client_cpu(c);
+  assert_true(cpu > 0);
+  assert_true(b.spent >= cpu); /* not only the time waited for the step */
+  /* Over budget: no step runs. */
+  sf_solver_budget_init(&b, 0);
+  b.spent = 1;
+  for (int i = 0; i < 20; i++)
+    assert_int_equal(sf_solver_client_stage(&c, &b, &out, 1 << 20, &st), 0);
+  assert_int_equal(st.attempts, 1);
+  sf_buf_free(&in);
+  sf_buf_free(&out);
+  sf_seq_free(&s);
+  sf_solver_client_free(c);
+  sf_api_free(api);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_server_flips_both_guards)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_server_flips_both_guards),
+                                     cmocka_unit_test(test_stage_charges_server_cpu)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
