@@ -3,10 +3,8 @@
  * the solver gets at most `percent` of the time since the start, four times
  * that while no new corpus entry came for 10 s (coverage stalls), and after
  * a step that found no frontier to try it rests for 4096 mutations. The
- * solver runs in a server process (solver/remote.h) and its CPU time counts,
- * wherever it was spent: its attempts fork, and forking the engine's own
- * process would make the engine's next runs slow (copy-on-write faults)
- * where no clock of the solver sees it. */
+ * solver runs in a server process (solver/remote.h) and what is counted is
+ * its CPU time, learning included, wherever it was spent. */
 #ifndef SF_SOLVER_BUDGET_H
 #define SF_SOLVER_BUDGET_H
 
@@ -33,22 +31,18 @@ static inline void sf_solver_budget_new_input(sf_solver_budget *b) {
   b->last_new = sf_seconds_now();
 }
 
-/* Counts a mutation; true (and *t0 set) when a solver step may run now. */
-static inline bool sf_solver_budget_due(sf_solver_budget *b, double *t0) {
+/* Counts a mutation; true when a solver step may start now. */
+static inline bool sf_solver_budget_due(sf_solver_budget *b) {
   if (++b->mutations < b->idle_until) return false;
-  *t0 = sf_seconds_now();
-  double share = (double)b->percent / 100.0;
-  if (*t0 - b->last_new > 10) share *= 4;
-  return b->spent <= share * (*t0 - b->start);
+  double now = sf_seconds_now(), share = (double)b->percent / 100.0;
+  if (now - b->last_new > 10) share *= 4;
+  return b->spent <= share * (now - b->start);
 }
 
-/* A step that began at t0 ended; attempted: it tried a frontier. cpu: the
- * solver's CPU time since the last step (the server's, learning included),
- * charged when it is more than the time waited. */
-static inline void sf_solver_budget_spent(sf_solver_budget *b, double t0, double cpu,
-                                          bool attempted) {
-  double waited = sf_seconds_now() - t0;
-  b->spent += cpu > waited ? cpu : waited;
+/* A step ended. cpu: the solver's CPU time since the previous step ended
+ * (the server's, learning included); attempted: it tried a frontier. */
+static inline void sf_solver_budget_spent(sf_solver_budget *b, double cpu, bool attempted) {
+  if (cpu > 0) b->spent += cpu;
   if (!attempted) b->idle_until = b->mutations + 4096;
 }
 

@@ -46,11 +46,13 @@ int sf_solver_client_step(sf_solver_client *c, sf_buf *out, sf_solver_stats *st)
  * servers started, restarts included). */
 double sf_solver_client_cpu(const sf_solver_client *c);
 
-/* The engines' solver stage, before each mutation: a step when the budget
- * allows one, charged to it (the server's CPU time or the time waited, the
- * larger). 1: out holds a result (appended), at most max_size bytes; 0: none
- * this time; -1: the server is gone for good (*cp freed and set to NULL, a
- * line on stderr). st receives the server's statistics. */
+/* The engines' solver stage, called before each mutation. It never waits
+ * for the server: when the budget allows (solver/budget.h) it asks for a
+ * step and returns; a later call takes the answer once it is there and
+ * charges the server's CPU time since the last answer to the budget.
+ * 1: out holds a result (appended), at most max_size bytes; 0: nothing now;
+ * -1: the server is gone for good (*cp freed and set to NULL, a line on
+ * stderr). st receives the server's statistics with each answer. */
 int sf_solver_client_stage(sf_solver_client **cp, sf_solver_budget *b, sf_buf *out, size_t max_size,
                            sf_solver_stats *st);
 

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* environ, pipe2 */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -28,6 +29,7 @@ struct sf_solver_client {
   time_t started;
   uint64_t cpu_before_us; /* CPU of the servers that died */
   uint64_t cpu_us;        /* the running server's, as last reported */
+  bool pending;           /* a step was asked for and not answered yet */
 };
 
 static void stop(sf_solver_client *c) {
@@ -40,6 +42,7 @@ static void stop(sf_solver_client *c) {
     }
   }
   c->pid = -1;
+  c->pending = false;
   c->cpu_before_us += c->cpu_us;
   c->cpu_us = 0;
 }
@@ -133,42 +136,71 @@ void sf_solver_client_observe(sf_solver_client *c, const uint8_t *data, size_t s
   if (send_frame(c, 'O', data, (uint32_t)size)) restart(c);
 }
 
-int sf_solver_client_step(sf_solver_client *c, sf_buf *out, sf_solver_stats *st) {
-  if (c->pid < 0) return -1;
-  uint32_t max = SF_SOLVER_MAX_FRAME, n;
+/* Ask for one step (the answer comes later, read_answer). */
+static int ask_step(sf_solver_client *c) {
+  uint32_t max = SF_SOLVER_MAX_FRAME;
+  return send_frame(c, 'S', &max, 4);
+}
+
+/* The answer to a step: 1 and the result appended to out, 0 no result, -1
+ * the answer was cut (the server died or hung). */
+static int read_answer(sf_solver_client *c, sf_buf *out, sf_solver_stats *st) {
+  uint32_t n;
   sf_solver_stats s;
-  if (send_frame(c, 'S', &max, 4) || sf_read_all(c->from, &n, 4, STEP_TIMEOUT_MS) ||
-      n > SF_SOLVER_MAX_FRAME || sf_buf_reserve(out, n) ||
+  if (sf_read_all(c->from, &n, 4, STEP_TIMEOUT_MS) || n > SF_SOLVER_MAX_FRAME ||
+      sf_buf_reserve(out, n) ||
       (n && sf_read_all(c->from, out->data + out->len, n, STEP_TIMEOUT_MS)) ||
       sf_read_all(c->from, &s, sizeof s, STEP_TIMEOUT_MS) ||
-      sf_read_all(c->from, &c->cpu_us, sizeof c->cpu_us, STEP_TIMEOUT_MS)) {
-    return restart(c) ? -1 : 0;
-  }
+      sf_read_all(c->from, &c->cpu_us, sizeof c->cpu_us, STEP_TIMEOUT_MS))
+    return -1;
   out->len += n;
   if (st) *st = s;
   return n ? 1 : 0;
+}
+
+int sf_solver_client_step(sf_solver_client *c, sf_buf *out, sf_solver_stats *st) {
+  if (c->pid < 0) return -1;
+  c->pending = false;
+  int rc = ask_step(c) ? -1 : read_answer(c, out, st);
+  if (rc < 0) return restart(c) ? -1 : 0;
+  return rc;
 }
 
 double sf_solver_client_cpu(const sf_solver_client *c) {
   return 1e-6 * (double)(c->cpu_before_us + c->cpu_us);
 }
 
+static bool answer_ready(const sf_solver_client *c) {
+  struct pollfd p = {.fd = c->from, .events = POLLIN};
+  return poll(&p, 1, 0) > 0; /* readable, or the server is gone (read_answer finds out) */
+}
+
+static int gone(sf_solver_client **cp) {
+  fprintf(stderr, "seqfuzz: the solver server keeps failing; going on without it\n");
+  sf_solver_client_free(*cp);
+  *cp = NULL;
+  return -1;
+}
+
 int sf_solver_client_stage(sf_solver_client **cp, sf_solver_budget *b, sf_buf *out, size_t max_size,
                            sf_solver_stats *st) {
-  double t0;
-  if (!*cp || !sf_solver_budget_due(b, &t0)) return 0;
-  double cpu = sf_solver_client_cpu(*cp);
+  sf_solver_client *c = *cp;
+  if (!c) return 0;
+  bool due = sf_solver_budget_due(b); /* counts the mutation either way */
+  if (!c->pending) {
+    if (!due) return 0;
+    if (c->pid < 0 || ask_step(c)) return restart(c) ? gone(cp) : 0;
+    c->pending = true;
+    return 0;
+  }
+  if (!answer_ready(c)) return 0;
+  c->pending = false;
+  double cpu = sf_solver_client_cpu(c);
   uint64_t attempts = st->attempts;
   size_t before = out->len;
-  int rc = sf_solver_client_step(*cp, out, st);
-  sf_solver_budget_spent(b, t0, sf_solver_client_cpu(*cp) - cpu,
-                         rc != 0 || st->attempts != attempts);
-  if (rc < 0) {
-    fprintf(stderr, "seqfuzz: the solver server keeps failing; going on without it\n");
-    sf_solver_client_free(*cp);
-    *cp = NULL;
-    return -1;
-  }
+  int rc = read_answer(c, out, st);
+  if (rc < 0) return restart(c) ? gone(cp) : 0;
+  sf_solver_budget_spent(b, sf_solver_client_cpu(c) - cpu, rc != 0 || st->attempts != attempts);
   if (rc == 1 && out->len - before > max_size) {
     out->len = before;
     return 0;
