@@ -71,7 +71,8 @@ void *afl_custom_init(void *afl, unsigned int seed) {
                            .no_legality = !opt.legality,
                            .no_equivalence = !opt.equivalence,
                            .no_compares = !opt.compares,
-                           .no_adaptive = !opt.adaptive};
+                           .no_adaptive = !opt.adaptive,
+                           .skip_repeats = true};
   st->mut = sf_mutator_new(st->api, &mo);
   sf_seq_init(&st->trim_cur, st->api);
   sf_seq_init(&st->trim_cand, st->api);
@@ -161,12 +162,8 @@ size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t buf_size, uint8_t **out_
     st->last_stats = time(NULL);
     write_stats(st);
   }
-  if (!n) {
-    *out_buf = buf;
-    return buf_size;
-  }
-  *out_buf = out;
-  return n;
+  *out_buf = n ? out : buf;
+  return n; /* 0 (only repeats, or no room): afl-fuzz runs nothing */
 }
 
 uint32_t afl_custom_fuzz_count(void *data, const uint8_t *buf, size_t buf_size) {

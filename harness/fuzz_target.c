@@ -130,7 +130,8 @@ static void init_once(void) {
                            .no_legality = !G.opt.legality,
                            .no_equivalence = !G.opt.equivalence,
                            .no_compares = !G.opt.compares,
-                           .no_adaptive = !G.opt.adaptive};
+                           .no_adaptive = !G.opt.adaptive,
+                           .skip_repeats = true};
   G.mut = sf_mutator_new(G.api, &mo);
   if (!G.mut) {
     fprintf(stderr, "seqfuzz: out of memory\n");
@@ -343,7 +344,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
     outcap = max_size;
   }
   size_t n = sf_mutator_mutate(G.mut, data, size, out, max_size, seed);
-  if (!n) return size;
+  if (!n) return 0; /* only repeats: libFuzzer asks again rather than run one */
   memcpy(data, out, n);
   return n;
 }

@@ -450,12 +450,14 @@ static size_t finish(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size) {
 }
 
 /* Emit out unless it was emitted before (equivalence pruning (a)); returns
- * false to ask for another candidate. */
-static bool accept_candidate(sf_mutator *m, const uint8_t *out, size_t n, bool last_try) {
+ * false to ask for another candidate. On the last try a repeat is emitted,
+ * or with skip_repeats dropped (*n set to 0). */
+static bool accept_candidate(sf_mutator *m, const uint8_t *out, size_t *n, bool last_try) {
   m->stats.candidates++;
-  if (n == 0 || m->opt.no_equivalence) return true;
-  if (sf_hashset_insert(m->emitted, sf_hash_bytes(out, n, 0))) return true;
+  if (*n == 0 || m->opt.no_equivalence) return true;
+  if (sf_hashset_insert(m->emitted, sf_hash_bytes(out, *n, 0))) return true;
   m->stats.pruned_equiv++;
+  if (last_try && m->opt.skip_repeats) *n = 0;
   return last_try;
 }
 
@@ -518,7 +520,7 @@ static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, size_t in_size,
     if (rc) sf_seq_clear(&m->next);
     m->last_mut = op;
     n = finish(m, &m->next, out, max_size);
-    if (accept_candidate(m, out, n, t == CANDIDATE_TRIES - 1)) break;
+    if (accept_candidate(m, out, &n, t == CANDIDATE_TRIES - 1)) break;
   }
   count_output(m, out, n, in_size);
   return n;
@@ -563,7 +565,7 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
   for (int t = 0; t < CANDIDATE_TRIES; t++) {
     if (splice(m, oreus, noreus)) sf_seq_clear(&m->next);
     n = finish(m, &m->next, out, max_size);
-    if (accept_candidate(m, out, n, t == CANDIDATE_TRIES - 1)) break;
+    if (accept_candidate(m, out, &n, t == CANDIDATE_TRIES - 1)) break;
   }
   free(copy);
   count_output(m, out, n, s1);

@@ -52,6 +52,11 @@ typedef struct sf_mutator_options {
   bool no_compares;
   /* Keep the base mix of mutations instead of adapting it (schedule.c). */
   bool no_adaptive;
+  /* With equivalence pruning: when every try gave a candidate emitted
+   * before, emit nothing (return 0) rather than the repeat, so that the
+   * engine spends no run on it (AFL++ runs nothing for a 0; libFuzzer asks
+   * for another mutation). */
+  bool skip_repeats;
   sf_mutation only; /* apply just this mutation (tests, ablations) */
 } sf_mutator_options;
 
@@ -102,8 +107,9 @@ void sf_mutator_get_stats(const sf_mutator *m, sf_mutator_stats *st);
 /* Name of the last mutation applied ("extend", "splice", ...). */
 const char *sf_mutator_last_op(const sf_mutator *m);
 
-/* Mutate data (any bytes) into out. Returns the output size, 0 if no valid
- * output fits in max_size (max_size < SF_HEADER_SIZE). */
+/* Mutate data (any bytes) into out. Returns the output size; 0 if no valid
+ * output fits in max_size (max_size < SF_HEADER_SIZE), or with skip_repeats
+ * when only repeats came out. */
 size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_t *out,
                          size_t max_size, uint64_t seed);
 

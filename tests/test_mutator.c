@@ -512,6 +512,29 @@ static void test_duplicate_filter(void **state) {
   /* Few distinct outputs exist (capacity 1..64 x 4 flag sets): the filter
    * finds more of them. */
   assert_true(distinct[1] > distinct[0] + 10);
+  /* skip_repeats: an output never repeats; when only repeats come out the
+   * mutator emits nothing (0). */
+  sf_mutator_options opt = {.only = SF_MUT_CHANGE, .skip_repeats = true};
+  sf_mutator *m = sf_mutator_new(demo, &opt);
+  sf_hashset *seen = sf_hashset_new(4096);
+  sf_seq s;
+  sf_seq_init(&s, demo);
+  uint8_t out[256];
+  int none = 0;
+  for (uint64_t seed = 0; seed < 400; seed++) {
+    size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+    if (n == 0) {
+      none++;
+      continue;
+    }
+    check_output(demo, &s, out, n, sizeof out, 64);
+    assert_true(sf_hashset_insert(seen, sf_hash_bytes(out, n, 0)));
+  }
+  assert_int_equal((size_t)(400 - none), sf_hashset_size(seen));
+  assert_true(none > 0);
+  sf_seq_free(&s);
+  sf_hashset_free(seen);
+  sf_mutator_free(m);
   sf_buf_free(&in);
 }
 
