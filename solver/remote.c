@@ -40,8 +40,10 @@ void sf_solver_serve(sf_solver *sv, int in, int out, sf_solver_observe_fn observ
       sf_solver_stats st;
       sf_solver_get_stats(sv, &st);
       uint64_t cpu = cpu_used_us();
-      if (sf_write_all(out, &n, 4) || sf_write_all(out, result.data, n) ||
-          sf_write_all(out, &st, sizeof st) || sf_write_all(out, &cpu, sizeof cpu))
+      uint32_t version = SF_SOLVER_PROTOCOL;
+      if (sf_write_all(out, &version, 4) || sf_write_all(out, &n, 4) ||
+          sf_write_all(out, result.data, n) || sf_write_all(out, &st, sizeof st) ||
+          sf_write_all(out, &cpu, sizeof cpu))
         break;
     } else {
       break;

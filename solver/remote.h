@@ -10,7 +10,9 @@
  *
  * Protocol, over a pipe each way: a request is one byte ('O' observe an
  * input, 'S' one solver step), a u32 length and that many bytes; 'S' is
- * answered by a u32 length, the result bytes (none: no result), the
+ * answered by SF_SOLVER_PROTOCOL (u32: a server of another build that
+ * answers differently is given up on, with a message), a u32 length, the
+ * result bytes (none: no result), the
  * server's sf_solver_stats, and its CPU time so far in microseconds (u64,
  * its attempts' child processes included): the engine's budget counts it.
  *
@@ -30,6 +32,7 @@
 #define SF_SOLVER_SERVE_ENV  "SEQFUZZ_SOLVER_SERVE"
 #define SF_SOLVER_TARGET_ENV "SEQFUZZ_SOLVER_TARGET"
 #define SF_SOLVER_MAX_FRAME  (1u << 24)
+#define SF_SOLVER_PROTOCOL   0x53465632u /* "SFV2": answers carry the server's CPU time */
 
 /* ---- client (the AFL++ mutator) ---- */
 typedef struct sf_solver_client sf_solver_client;

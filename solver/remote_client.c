@@ -30,6 +30,7 @@ struct sf_solver_client {
   uint64_t cpu_before_us; /* CPU of the servers that died */
   uint64_t cpu_us;        /* the running server's, as last reported */
   bool pending;           /* a step was asked for and not answered yet */
+  bool incompatible;      /* the server answered in another protocol */
 };
 
 static void stop(sf_solver_client *c) {
@@ -127,7 +128,7 @@ static int send_frame(sf_solver_client *c, uint8_t op, const void *p, uint32_t n
 static int restart(sf_solver_client *c) {
   bool quick = time(NULL) - c->started < 2;
   stop(c);
-  if (quick && c->starts >= 3) return -1;
+  if ((quick && c->starts >= 3) || c->incompatible) return -1;
   return start(c);
 }
 
@@ -145,8 +146,15 @@ static int ask_step(sf_solver_client *c) {
 /* The answer to a step: 1 and the result appended to out, 0 no result, -1
  * the answer was cut (the server died or hung). */
 static int read_answer(sf_solver_client *c, sf_buf *out, sf_solver_stats *st) {
-  uint32_t n;
+  uint32_t version, n;
   sf_solver_stats s;
+  if (sf_read_all(c->from, &version, 4, STEP_TIMEOUT_MS)) return -1;
+  if (version != SF_SOLVER_PROTOCOL) {
+    fprintf(stderr, "seqfuzz: the solver server %s is of another seqfuzz version (rebuild it)\n",
+            c->target);
+    c->incompatible = true; /* no restart: it would answer the same */
+    return -1;
+  }
   if (sf_read_all(c->from, &n, 4, STEP_TIMEOUT_MS) || n > SF_SOLVER_MAX_FRAME ||
       sf_buf_reserve(out, n) ||
       (n && sf_read_all(c->from, out->data + out->len, n, STEP_TIMEOUT_MS)) ||

@@ -4,6 +4,7 @@
  * server must flip `a + b == 1000003`, then `a - b == 77` behind it, and
  * hand over the input that crashes the target (its attempt's child crashed,
  * the server did not). */
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "solver/remote.h"
@@ -101,8 +102,38 @@ static void test_stage_charges_server_cpu(void **state) {
   sf_api_free(api);
 }
 
+/* A server of another build (here a script answering in a different
+ * protocol) is given up on at its first answer, not restarted over and
+ * over, and the stage says so (-1, the client freed). */
+static void test_other_protocol_is_given_up(void **state) {
+  (void)state;
+  char path[] = "/tmp/seqfuzz-old-server-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  const char script[] = "#!/bin/sh\nhead -c 9 >/dev/null\nprintf 'SFV1....'\nexec sleep 30\n";
+  assert_int_equal(write(fd, script, sizeof script - 1), (ssize_t)(sizeof script - 1));
+  close(fd);
+  assert_int_equal(chmod(path, 0700), 0);
+  sf_solver_client *c = sf_solver_client_start(path);
+  assert_non_null(c);
+  sf_solver_budget b;
+  sf_solver_budget_init(&b, 100);
+  sf_solver_stats st = {0};
+  sf_buf out = {0};
+  int rc = 0;
+  for (int i = 0; i < 10000 && rc == 0; i++) {
+    rc = sf_solver_client_stage(&c, &b, &out, 1 << 20, &st);
+    usleep(1000);
+  }
+  assert_int_equal(rc, -1);
+  assert_null(c);
+  sf_buf_free(&out);
+  unlink(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_server_flips_both_guards),
-                                     cmocka_unit_test(test_stage_charges_server_cpu)};
+                                     cmocka_unit_test(test_stage_charges_server_cpu),
+                                     cmocka_unit_test(test_other_protocol_is_given_up)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
