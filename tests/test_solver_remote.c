@@ -10,13 +10,20 @@
 #include "solver/remote.h"
 #include "test_util.h"
 
-static void test_server_flips_both_guards(void **state) {
-  (void)state;
-  sf_api *api = load_api_file(SOLVERLIB_API);
+/* solverlib's API, solverlib_fuzzer started as a server, s ready for it. */
+static sf_solver_client *start_server(sf_api **api, sf_seq *s) {
+  *api = load_api_file(SOLVERLIB_API);
   sf_solver_client *c = sf_solver_client_start(SOLVERLIB_FUZZER);
   assert_non_null(c);
+  sf_seq_init(s, *api);
+  return c;
+}
+
+static void test_server_flips_both_guards(void **state) {
+  (void)state;
+  sf_api *api;
   sf_seq s;
-  sf_seq_init(&s, api);
+  sf_solver_client *c = start_server(&api, &s);
   parse_seq_ok(&s, api, "h1 = pair_new(); pair_note(h1, 1, 2);");
   sf_buf b = {0};
   assert_int_equal(sf_seq_encode(&s, &b), 0);
@@ -56,11 +63,9 @@ static void test_server_flips_both_guards(void **state) {
  * waits for it); a result larger than asked for is not handed over. */
 static void test_stage_charges_server_cpu(void **state) {
   (void)state;
-  sf_api *api = load_api_file(SOLVERLIB_API);
-  sf_solver_client *c = sf_solver_client_start(SOLVERLIB_FUZZER);
-  assert_non_null(c);
+  sf_api *api;
   sf_seq s;
-  sf_seq_init(&s, api);
+  sf_solver_client *c = start_server(&api, &s);
   sf_buf in = {0}, out = {0};
   char text[128];
   for (int i = 0; i < 2000; i++) {
