@@ -9,8 +9,10 @@
  * sf_mutator_interpret). Runs that stopped at an illegal call (legality
  * pruning; a call failing by the error convention is legal, see
  * sf_run_legal) return -1 so libFuzzer keeps them out of the corpus; with
- * SEQFUZZ_OSSFUZZ it returns only 0, as OSS-Fuzz requires. Options:
- * harness/options.def (environment variables). */
+ * SEQFUZZ_OSSFUZZ it returns only 0, as OSS-Fuzz requires. The solver
+ * stage runs in a server process, this binary started again with
+ * SEQFUZZ_SOLVER_SERVE (solver/remote.h), which serves AFL++'s mutator the
+ * same way. Options: harness/options.def (environment variables). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
