@@ -16,6 +16,10 @@
  * server's sf_solver_stats, and its CPU time so far in microseconds (u64,
  * its attempts' child processes included): the engine's budget counts it.
  *
+ * The engine never waits for the server: an input that does not fit in the
+ * pipe while the server is busy is not sent, and a step unanswered for two
+ * minutes (an attempt's child is killed after one) restarts the server.
+ *
  * Under libFuzzer the fuzzer starts itself as its server the same way
  * (harness/fuzz_target.c): attempts fork, and the copy-on-write faults a
  * fork leaves behind would slow the engine's own process. */

@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -30,6 +32,9 @@ struct sf_solver_client {
   uint64_t cpu_before_us; /* CPU of the servers that died */
   uint64_t cpu_us;        /* the running server's, as last reported */
   bool pending;           /* a step was asked for and not answered yet */
+  time_t asked;           /* when */
+  int pipe_size;          /* capacity of the pipe to the server */
+  uint64_t dropped;       /* inputs not sent: the pipe was full */
   bool incompatible;      /* the server answered in another protocol */
 };
 
@@ -90,6 +95,10 @@ static int start(sf_solver_client *c) {
   }
   c->to = to[1];
   c->from = from[0];
+  /* Room for a burst of new inputs while the server is busy (up to the
+   * system's limit; the default 64 KiB otherwise). */
+  (void)fcntl(c->to, F_SETPIPE_SZ, 1 << 20);
+  c->pipe_size = fcntl(c->to, F_GETPIPE_SZ);
   c->starts++;
   c->started = time(NULL);
   return 0;
@@ -117,11 +126,23 @@ void sf_solver_client_free(sf_solver_client *c) {
   free(c);
 }
 
+/* A frame in one write (the room it takes in the pipe is then predictable,
+ * see fits), finished by sf_write_all if a signal cut it short. */
 static int send_frame(sf_solver_client *c, uint8_t op, const void *p, uint32_t n) {
   if (c->to < 0) return -1;
-  if (sf_write_all(c->to, &op, 1) || sf_write_all(c->to, &n, 4) || sf_write_all(c->to, p, n))
-    return -1;
-  return 0;
+  uint8_t head[5];
+  head[0] = op;
+  memcpy(head + 1, &n, 4);
+  struct iovec iov[2] = {{head, sizeof head}, {(void *)p, n}};
+  ssize_t k;
+  do
+    k = writev(c->to, iov, 2);
+  while (k < 0 && errno == EINTR);
+  if (k < 0) return -1;
+  size_t done = (size_t)k;
+  if (done < sizeof head && sf_write_all(c->to, head + done, sizeof head - done)) return -1;
+  size_t body = done > sizeof head ? done - sizeof head : 0;
+  return sf_write_all(c->to, (const uint8_t *)p + body, n - body);
 }
 
 /* The server died: start it again, unless it keeps dying at once. */
@@ -132,8 +153,23 @@ static int restart(sf_solver_client *c) {
   return start(c);
 }
 
+/* Would a frame of n bytes fit in the pipe now? A server busy with a step
+ * reads nothing; the engine must not wait for it, so an input that does
+ * not fit is not sent (the solver learns from fewer inputs). A pipe holds
+ * pages, and a write that does not fit in the last one starts a new one:
+ * written in one piece each, frames fill at least half of the pages. */
+static bool fits(const sf_solver_client *c, size_t n) {
+  int queued = 0;
+  if (c->pipe_size <= 0 || ioctl(c->to, FIONREAD, &queued)) return true; /* cannot tell */
+  return (size_t)queued + n <= (size_t)c->pipe_size / 2;
+}
+
 void sf_solver_client_observe(sf_solver_client *c, const uint8_t *data, size_t size) {
   if (size > SF_SOLVER_MAX_FRAME || c->pid < 0) return;
+  if (!fits(c, size + 5)) {
+    c->dropped++;
+    return;
+  }
   if (send_frame(c, 'O', data, (uint32_t)size)) restart(c);
 }
 
@@ -199,9 +235,15 @@ int sf_solver_client_stage(sf_solver_client **cp, sf_solver_budget *b, sf_buf *o
     if (!due) return 0;
     if (c->pid < 0 || ask_step(c)) return restart(c) ? gone(cp) : 0;
     c->pending = true;
+    c->asked = time(NULL);
     return 0;
   }
-  if (!answer_ready(c)) return 0;
+  if (!answer_ready(c)) {
+    /* An attempt's child is killed after 60 s: a server silent for longer
+     * is stuck. */
+    if (time(NULL) - c->asked > STEP_TIMEOUT_MS / 1000) return restart(c) ? gone(cp) : 0;
+    return 0;
+  }
   c->pending = false;
   double cpu = sf_solver_client_cpu(c);
   uint64_t attempts = st->attempts;

@@ -136,9 +136,37 @@ static void test_other_protocol_is_given_up(void **state) {
   unlink(path);
 }
 
+/* A server that reads nothing (busy with a long step) never holds the
+ * engine up: inputs that do not fit in the pipe are not sent. Were the
+ * writes blocking, the alarm would end the test. */
+static void test_observe_never_blocks(void **state) {
+  (void)state;
+  char path[] = "/tmp/seqfuzz-deaf-server-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  const char script[] = "#!/bin/sh\nexec sleep 30\n";
+  assert_int_equal(write(fd, script, sizeof script - 1), (ssize_t)(sizeof script - 1));
+  close(fd);
+  assert_int_equal(chmod(path, 0700), 0);
+  sf_solver_client *c = sf_solver_client_start(path);
+  assert_non_null(c);
+  static uint8_t input[10000];
+  /* Sizes that fill the pipe's pages worst: a frame (5 bytes more) just over
+   * half a page, just over a page. */
+  const size_t sizes[] = {1024, 2044, 4092, 10000};
+  alarm(20);
+  for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+    for (int i = 0; i < 2000; i++) /* megabytes: more than any pipe holds */
+      sf_solver_client_observe(c, input, sizes[k]);
+  alarm(0);
+  sf_solver_client_free(c);
+  unlink(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_server_flips_both_guards),
                                      cmocka_unit_test(test_stage_charges_server_cpu),
-                                     cmocka_unit_test(test_other_protocol_is_given_up)};
+                                     cmocka_unit_test(test_other_protocol_is_given_up),
+                                     cmocka_unit_test(test_observe_never_blocks)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
