@@ -107,20 +107,28 @@ static void test_stage_charges_server_cpu(void **state) {
   sf_api_free(api);
 }
 
+/* A stand-in server: the shell script `script`, started by a client (the
+ * script's path is written to path, to be unlinked by the caller). */
+static sf_solver_client *start_script(char *path, const char *script) {
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  size_t n = strlen(script);
+  assert_int_equal(write(fd, script, n), (ssize_t)n);
+  close(fd);
+  assert_int_equal(chmod(path, 0700), 0);
+  sf_solver_client *c = sf_solver_client_start(path);
+  assert_non_null(c);
+  return c;
+}
+
 /* A server of another build (here a script answering in a different
  * protocol) is given up on at its first answer, not restarted over and
  * over, and the stage says so (-1, the client freed). */
 static void test_other_protocol_is_given_up(void **state) {
   (void)state;
   char path[] = "/tmp/seqfuzz-old-server-XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  const char script[] = "#!/bin/sh\nhead -c 9 >/dev/null\nprintf 'SFV1....'\nexec sleep 30\n";
-  assert_int_equal(write(fd, script, sizeof script - 1), (ssize_t)(sizeof script - 1));
-  close(fd);
-  assert_int_equal(chmod(path, 0700), 0);
-  sf_solver_client *c = sf_solver_client_start(path);
-  assert_non_null(c);
+  sf_solver_client *c =
+      start_script(path, "#!/bin/sh\nhead -c 9 >/dev/null\nprintf 'SFV1....'\nexec sleep 30\n");
   sf_solver_budget b;
   sf_solver_budget_init(&b, 100);
   sf_solver_stats st = {0};
@@ -142,14 +150,7 @@ static void test_other_protocol_is_given_up(void **state) {
 static void test_observe_never_blocks(void **state) {
   (void)state;
   char path[] = "/tmp/seqfuzz-deaf-server-XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  const char script[] = "#!/bin/sh\nexec sleep 30\n";
-  assert_int_equal(write(fd, script, sizeof script - 1), (ssize_t)(sizeof script - 1));
-  close(fd);
-  assert_int_equal(chmod(path, 0700), 0);
-  sf_solver_client *c = sf_solver_client_start(path);
-  assert_non_null(c);
+  sf_solver_client *c = start_script(path, "#!/bin/sh\nexec sleep 30\n");
   static uint8_t input[10000];
   /* Sizes that fill the pipe's pages worst: a frame (5 bytes more) just over
    * half a page, just over a page. */
