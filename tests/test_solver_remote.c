@@ -121,14 +121,18 @@ static sf_solver_client *start_script(char *path, const char *script) {
   return c;
 }
 
-/* A server of another build (here a script answering in a different
- * protocol) is given up on at its first answer, not restarted over and
- * over, and the stage says so (-1, the client freed). */
+/* A server of another build (here a script whose answer is well formed
+ * but for its version: no result, zero statistics and CPU time) is given up
+ * on at its first answer, not restarted over and over, and the stage says
+ * so (-1, the client freed). */
+#define ANSWER_REST "124" /* u32 length, sf_solver_stats, u64 CPU time */
+_Static_assert(4 + sizeof(sf_solver_stats) + 8 == 124, "ANSWER_REST");
 static void test_other_protocol_is_given_up(void **state) {
   (void)state;
   char path[] = "/tmp/seqfuzz-old-server-XXXXXX";
   sf_solver_client *c =
-      start_script(path, "#!/bin/sh\nhead -c 9 >/dev/null\nprintf 'SFV1....'\nexec sleep 30\n");
+      start_script(path, "#!/bin/sh\nhead -c 9 >/dev/null\nprintf SFV1\nhead -c " ANSWER_REST
+                         " /dev/zero\nexec sleep 30\n");
   sf_solver_budget b;
   sf_solver_budget_init(&b, 100);
   sf_solver_stats st = {0};
