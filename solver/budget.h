@@ -31,7 +31,8 @@ static inline void sf_solver_budget_new_input(sf_solver_budget *b) {
   b->last_new = sf_seconds_now();
 }
 
-/* Counts a mutation; true when a solver step may start now. */
+/* Counts a mutation; true when a solver step may start now. (The engines'
+ * stage asks only while no step is pending: idleness counts from an answer.) */
 static inline bool sf_solver_budget_due(sf_solver_budget *b) {
   if (++b->mutations < b->idle_until) return false;
   double now = sf_seconds_now(), share = (double)b->percent / 100.0;

@@ -12,9 +12,9 @@
  * input, 'S' one solver step), a u32 length and that many bytes; 'S' is
  * answered by SF_SOLVER_PROTOCOL (u32: a server of another build that
  * answers differently is given up on, with a message), a u32 length, the
- * result bytes (none: no result), the
- * server's sf_solver_stats, and its CPU time so far in microseconds (u64,
- * its attempts' child processes included): the engine's budget counts it.
+ * result bytes (none: no result), the server's sf_solver_stats, and its CPU
+ * time so far in microseconds (u64, its attempts' child processes
+ * included): the engine's budget counts it.
  *
  * The engine never waits for the server: an input that does not fit in the
  * pipe while the server is busy is not sent, and a step unanswered for two
@@ -38,7 +38,7 @@
 #define SF_SOLVER_MAX_FRAME  (1u << 24)
 #define SF_SOLVER_PROTOCOL   0x53465632u /* "SFV2": answers carry the server's CPU time */
 
-/* ---- client (the AFL++ mutator) ---- */
+/* ---- client (both engines: harness/fuzz_target.c, harness/afl_mutator.c) ---- */
 typedef struct sf_solver_client sf_solver_client;
 
 /* Start `target` as a server. NULL if it cannot be started. */
