@@ -10,7 +10,12 @@
 #include "grammar/api.h"
 #include "sequence/seq.h"
 
-/* Each subcommand: argv[0] is the subcommand name. Returns the exit code. */
+/* Exit codes every subcommand shares (`run` adds its own, README). */
+enum { CLI_EXIT_OK = 0, CLI_EXIT_ERROR = 1, CLI_EXIT_USAGE = 2 };
+
+/* Each subcommand: argv[0] is the subcommand name. Returns the exit code.
+ * Before it runs, seqfuzz.c has answered --help and rejected options the
+ * command does not declare, so it only checks what it requires. */
 typedef int (*sf_cmd_fn)(int argc, char **argv);
 
 int cmd_check(int argc, char **argv);
@@ -27,11 +32,19 @@ int cmd_triage(int argc, char **argv);
 
 /* Print "seqfuzz: <msg>" to stderr; returns 1 (the exit code for errors). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A command used wrongly: "seqfuzz CMD: <msg>" (if fmt is not NULL) and the
+ * command's usage line to stderr; returns CLI_EXIT_USAGE. The usage comes
+ * from the command table in seqfuzz.c, the one place it is written. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Load an API or print its errors. */
 sf_api *cli_load_api(const char *path);
 /* Read a whole file; -1 with a message printed on failure. */
 int cli_read_file(const char *path, sf_buf *out);
+/* Write a whole file; -1 with a message printed on failure. */
 int cli_write_file(const char *path, const void *data, size_t len);
+/* mkdir -p: the directory and its missing parents; -1 with a message
+ * printed when it cannot be made. */
+int cli_make_dirs(const char *path);
 /* Load an input: binary (starts with the header) or text form, by content. */
 int cli_load_seq(const sf_api *api, const char *path, sf_seq *out);
 /* Value of `--name VALUE` / `-n VALUE` in argv, or NULL. */

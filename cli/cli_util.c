@@ -1,8 +1,10 @@
 /* Helpers shared by the subcommands. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "mutator/mutate.h"
@@ -43,9 +45,38 @@ int cli_read_file(const char *path, sf_buf *out) {
 
 int cli_write_file(const char *path, const void *data, size_t len) {
   FILE *fp = fopen(path, "wb");
-  if (!fp) return cli_error("%s: cannot create file", path), -1;
+  if (!fp) return cli_error("%s: cannot create file: %s", path, strerror(errno)), -1;
   size_t w = len ? fwrite(data, 1, len, fp) : 0;
-  if (fclose(fp) != 0 || w != len) return cli_error("%s: write error", path), -1;
+  int werr = w == len ? 0 : errno ? errno : EIO;
+  if (fclose(fp) != 0 && !werr) werr = errno ? errno : EIO;
+  if (werr) return cli_error("%s: write error: %s", path, strerror(werr)), -1;
+  return 0;
+}
+
+int cli_make_dirs(const char *path) {
+  char *p = strdup(path);
+  if (!p) return cli_error("out of memory"), -1;
+  int err = 0;
+  /* Each parent in turn, then the directory itself; one that exists is fine
+   * as long as it is a directory (mkdir says EEXIST for a file too). */
+  for (char *slash = p + 1;; slash++) {
+    slash = strchr(slash, '/');
+    if (slash) *slash = 0;
+    struct stat st;
+    if (mkdir(p, 0777) != 0) {
+      if (errno != EEXIST)
+        err = errno;
+      else if (stat(p, &st) != 0)
+        err = errno;
+      else if (!S_ISDIR(st.st_mode))
+        err = ENOTDIR;
+      if (err) break;
+    }
+    if (!slash) break;
+    *slash = '/';
+  }
+  free(p);
+  if (err) return cli_error("%s: cannot create directory: %s", path, strerror(err)), -1;
   return 0;
 }
 
@@ -53,7 +84,7 @@ int cli_load_seq(const sf_api *api, const char *path, sf_seq *out) {
   sf_buf b = {0};
   if (cli_read_file(path, &b)) return -1;
   int rc = 0;
-  if (b.len >= 2 && b.data[0] == 'S' && b.data[1] == SF_FORMAT_VERSION) {
+  if (b.len >= 2 && b.data[0] == 'S' && (b.data[1] & ~SF_HEADER_OBSERVED) == SF_FORMAT_VERSION) {
     sf_decode_status st = sf_seq_decode(out, api, b.data, b.len);
     if (st == SF_DECODE_REJECT)
       rc = -cli_error("%s: not an input for API '%s' (fingerprint differs)", path, api->name);

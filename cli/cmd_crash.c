@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "simplifier/crash.h"
@@ -62,9 +61,8 @@ int cmd_min(int argc, char **argv) {
   const char *corpus_dir = cli_option(argc, argv, "--corpus", NULL);
   const char *secs = cli_option(argc, argv, "--max-seconds", NULL);
   const char *timeout = cli_option(argc, argv, "--timeout", NULL);
-  if (cli_positionals(argc, argv, pos, 3) != 2 || !target)
-    return cli_error("usage: seqfuzz min API INPUT --target FUZZER [-o OUT] [--corpus DIR] "
-                     "[--max-seconds S] [--timeout S]");
+  if (cli_positionals(argc, argv, pos, 3) != 2) return cli_usage_error(argv[0], NULL);
+  if (!target) return cli_usage_error(argv[0], "--target FUZZER is required");
   sf_api *api = cli_load_api(pos[0]);
   if (!api) return 1;
   sf_seq in, out;
@@ -123,8 +121,7 @@ int cmd_min(int argc, char **argv) {
 int cmd_repro(int argc, char **argv) {
   const char *pos[3];
   const char *out_path = cli_option(argc, argv, "--output", "-o");
-  if (cli_positionals(argc, argv, pos, 3) != 2)
-    return cli_error("usage: seqfuzz repro API INPUT [-o FILE.c]");
+  if (cli_positionals(argc, argv, pos, 3) != 2) return cli_usage_error(argv[0], NULL);
   sf_api *api = cli_load_api(pos[0]);
   if (!api) return 1;
   sf_seq s;
@@ -148,8 +145,7 @@ int cmd_repro(int argc, char **argv) {
 
 int cmd_signature(int argc, char **argv) {
   const char *pos[2];
-  if (cli_positionals(argc, argv, pos, 2) != 1)
-    return cli_error("usage: seqfuzz signature REPORT (a sanitizer's output)");
+  if (cli_positionals(argc, argv, pos, 2) != 1) return cli_usage_error(argv[0], NULL);
   sf_buf b = {0};
   if (cli_read_file(pos[0], &b)) return 1;
   sf_signature sig;
@@ -162,6 +158,42 @@ int cmd_signature(int argc, char **argv) {
 }
 
 /* ---- triage ------------------------------------------------------------- */
+
+/* A signature kind as part of a file name: only [A-Za-z0-9._-], each run of
+ * other characters one '-' ("ubsan: shift exponent" -> "ubsan-shift-exponent"),
+ * no '-' or '.' at either end (no hidden file, no option look-alike), at most
+ * 32 characters. The group number before it keeps names unique. */
+static void file_name_part(const char *kind, char *out, size_t outlen) {
+  size_t n = 0, max = outlen - 1 < 32 ? outlen - 1 : 32;
+  for (const char *p = kind; *p && n < max; p++) {
+    char c = *p;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-';
+    if (ok)
+      out[n++] = c;
+    else if (n && out[n - 1] != '-')
+      out[n++] = '-';
+  }
+  while (n && (out[n - 1] == '-' || out[n - 1] == '.'))
+    n--;
+  size_t start = 0;
+  while (start < n && (out[start] == '-' || out[start] == '.'))
+    start++;
+  memmove(out, out + start, n - start);
+  n -= start;
+  if (!n) n = (size_t)snprintf(out, outlen, "crash");
+  out[n] = 0;
+}
+
+/* OUT_DIR/N-KIND.EXT; -1 (with a message) when it cannot be written. */
+static int write_output(const char *dir, uint32_t group, const char *kind, const char *ext,
+                        const void *data, size_t len) {
+  char name[40], path[4096];
+  file_name_part(kind, name, sizeof name);
+  if ((size_t)snprintf(path, sizeof path, "%s/%u-%s%s", dir, group, name, ext) >= sizeof path)
+    return cli_error("%s: path too long", dir), -1;
+  return cli_write_file(path, data, len);
+}
 
 typedef struct crash_group {
   sf_signature sig;
@@ -176,10 +208,11 @@ int cmd_triage(int argc, char **argv) {
   const char *out_dir = cli_option(argc, argv, "--output", "-o");
   const char *secs = cli_option(argc, argv, "--max-seconds", NULL);
   const char *timeout_opt = cli_option(argc, argv, "--timeout", NULL);
-  if (cli_positionals(argc, argv, pos, 3) != 2 || !target)
-    return cli_error("usage: seqfuzz triage API DIR --target FUZZER [-o OUT_DIR] "
-                     "[--max-seconds S (per group)] [--timeout S (per run)]");
+  if (cli_positionals(argc, argv, pos, 3) != 2) return cli_usage_error(argv[0], NULL);
+  if (!target) return cli_usage_error(argv[0], "--target FUZZER is required");
   unsigned timeout = timeout_opt ? (unsigned)atoi(timeout_opt) : 10;
+  /* Before any run: a directory that cannot be made fails now, once. */
+  if (out_dir && cli_make_dirs(out_dir)) return 1;
   sf_api *api = cli_load_api(pos[0]);
   if (!api) return 1;
   DIR *d = opendir(pos[1]);
@@ -194,7 +227,8 @@ int cmd_triage(int argc, char **argv) {
     return cli_error("out of memory");
   }
   crash_group *groups = NULL;
-  uint32_t ngroups = 0, nfiles = 0, not_reproduced = 0;
+  uint32_t ngroups = 0, nfiles = 0, not_reproduced = 0, empty = 0;
+  int rc = 0; /* 1 once an output is missing */
   struct dirent *e;
   while ((e = readdir(d))) {
     if (e->d_name[0] == '.' || strcmp(e->d_name, "README.txt") == 0) continue;
@@ -211,6 +245,13 @@ int cmd_triage(int argc, char **argv) {
       sf_runner_free(runner);
       sf_api_free(api);
       return cli_error("cannot run %s", target);
+    }
+    if (!sig.crashed && b.len == 0) {
+      /* libFuzzer's file for a crash outside its run of an input (a probe
+       * of the mutator): the fuzzer wrote the input as crash-probe-*. */
+      empty++;
+      sf_buf_free(&b);
+      continue;
     }
     if (!sig.crashed) {
       not_reproduced++;
@@ -238,6 +279,10 @@ int cmd_triage(int argc, char **argv) {
   closedir(d);
   fprintf(stderr, "seqfuzz triage: inputs ran in %s\n", sf_runner_mode(runner));
   printf("%u inputs, %u crash groups, %u not reproduced\n", nfiles, ngroups, not_reproduced);
+  if (empty)
+    printf("%u empty input(s) skipped: libFuzzer's files for crashes in the mutator's probes, "
+           "whose inputs the fuzzer saved as crash-probe-*\n",
+           empty);
   for (uint32_t g = 0; g < ngroups; g++) {
     char sigtext[512], reason[512] = "";
     sf_signature_format(&groups[g].sig, sigtext, sizeof sigtext);
@@ -259,7 +304,7 @@ int cmd_triage(int argc, char **argv) {
       sf_signature sig;
       if (sf_seq_encode(best, &enc) == 0 &&
           sf_runner_run(runner, enc.data, enc.len, &sig, &report) == 0)
-        verdict = sf_triage_classify(best, report, reason, sizeof reason);
+        verdict = sf_triage_classify(best, report, runner, reason, sizeof reason);
       if (verdict == SF_LIKELY_BUG && strcmp(groups[g].sig.kind, "timeout") == 0 &&
           sf_triage_grows_with_repeats(best, runner, timeout, reason, sizeof reason))
         verdict = SF_LIKELY_MISUSE;
@@ -275,22 +320,26 @@ int cmd_triage(int argc, char **argv) {
         p = nl ? nl + 1 : NULL;
       }
       if (out_dir) {
-        mkdir(out_dir, 0777);
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%u-%s.input", out_dir, g + 1, groups[g].sig.kind);
-        cli_write_file(path, enc.data, enc.len);
-        snprintf(path, sizeof path, "%s/%u-%s.seq", out_dir, g + 1, groups[g].sig.kind);
-        cli_write_file(path, text.data, text.len);
+        const char *kind = groups[g].sig.kind;
         sf_buf c = {0};
-        snprintf(path, sizeof path, "%s/%u-%s.c", out_dir, g + 1, groups[g].sig.kind);
-        if (sf_repro_write(best, groups[g].smallest, &c) == 0) cli_write_file(path, c.data, c.len);
-        snprintf(path, sizeof path, "%s/%u-%s.report.txt", out_dir, g + 1, groups[g].sig.kind);
-        if (report) cli_write_file(path, report, strlen(report));
+        if (write_output(out_dir, g + 1, kind, ".input", enc.data, enc.len) ||
+            write_output(out_dir, g + 1, kind, ".seq", text.data, text.len))
+          rc = 1;
+        if (sf_repro_write(best, groups[g].smallest, &c) != 0)
+          rc = cli_error("group %u: out of memory for its C reproducer", g + 1);
+        else if (write_output(out_dir, g + 1, kind, ".c", c.data, c.len))
+          rc = 1;
+        if (!report)
+          rc = cli_error("group %u: no report: the minimized input did not run", g + 1);
+        else if (write_output(out_dir, g + 1, kind, ".report.txt", report, strlen(report)))
+          rc = 1;
         sf_buf_free(&c);
       }
       sf_buf_free(&text);
       sf_buf_free(&enc);
       free(report);
+    } else {
+      rc = 1; /* cli_load_seq said why */
     }
     sf_seq_free(&in);
     sf_seq_free(&min);
@@ -299,5 +348,5 @@ int cmd_triage(int argc, char **argv) {
   free(groups);
   sf_runner_free(runner);
   sf_api_free(api);
-  return 0;
+  return rc;
 }

@@ -25,8 +25,8 @@ static void c_string(sf_buf *out, const uint8_t *d, size_t n) {
 int cmd_embed(int argc, char **argv) {
   const char *pos[2];
   const char *out_path = cli_option(argc, argv, "--output", "-o");
-  if (cli_positionals(argc, argv, pos, 2) != 1 || !out_path)
-    return cli_error("usage: seqfuzz embed API -o FILE.c");
+  if (cli_positionals(argc, argv, pos, 2) != 1) return cli_usage_error(argv[0], NULL);
+  if (!out_path) return cli_usage_error(argv[0], "-o FILE.c is required");
   sf_api *api = cli_load_api(pos[0]);
   if (!api) return 1;
   sf_buf text = {0}, out = {0};

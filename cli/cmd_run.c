@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "harness/exec.h"
+#include "harness/feedback.h"
 
 /* Exit codes of the child; any other code is the library's (or a sanitizer's). */
 enum { CHILD_STOPPED = 64, CHILD_SETUP = 65 };
@@ -38,9 +39,10 @@ static int run_child(const sf_api *api, const sf_seq *s, const char *lib) {
   char err[512];
   sf_exec *x = sf_exec_new(api, resolve_dl, handle, err, sizeof err);
   if (!x) return cli_error("%s%s", err, lib ? "" : " (give the library with --lib)"), CHILD_SETUP;
-  sf_exec_hooks hooks = {NULL, print_outcome, NULL};
+  /* Run as the fuzzer replays it (observers at the end if s->observed). */
+  static sf_feedback fb;
   sf_run_result r;
-  sf_exec_run(x, s, &hooks, &r);
+  sf_feedback_replay(x, s, 0, &fb, print_outcome, &r);
   if (r.status == SF_RUN_OK)
     printf("outcome: ok, %u calls made\n", r.calls_made);
   else
@@ -53,8 +55,7 @@ static int run_child(const sf_api *api, const sf_seq *s, const char *lib) {
 int cmd_run(int argc, char **argv) {
   const char *pos[3];
   const char *lib = cli_option(argc, argv, "--lib", "-l");
-  if (cli_positionals(argc, argv, pos, 3) != 2)
-    return cli_error("usage: seqfuzz run API INPUT [--lib LIB]");
+  if (cli_positionals(argc, argv, pos, 3) != 2) return cli_usage_error(argv[0], NULL);
   sf_api *api = cli_load_api(pos[0]);
   if (!api) return 1;
   if (!lib && api->nlibraries) lib = api->libraries[0];

@@ -190,6 +190,12 @@ static inline bool sf_param_is_input(const sf_param *p) {
   return !(p->flags & (SF_P_OUT | SF_P_LENGTH));
 }
 
+/* The handle type an observer of one handle observes: f is an `observer`
+ * whose only input is one handle (out parameters aside). Every full run
+ * calls these on each live value at its end (its abstract state). -1 when f
+ * is no such observer. */
+int32_t sf_func_state_observer(const sf_func *f);
+
 /* Does v satisfy p's precondition (range and exclusions)? v holds the value
  * in the low sf_kind_size(p->kind) bytes, sign-extended for signed kinds. */
 bool sf_param_accepts(const sf_param *p, uint64_t v);

@@ -253,6 +253,17 @@ int32_t sf_api_find_func(const sf_api *api, const char *name) {
   return -1;
 }
 
+int32_t sf_func_state_observer(const sf_func *f) {
+  if (!(f->flags & SF_F_OBSERVER)) return -1;
+  int32_t handle = -1, inputs = 0;
+  for (uint32_t j = 0; j < f->nparams; j++) {
+    if (!sf_param_is_input(&f->params[j])) continue;
+    inputs++;
+    if (f->params[j].kind == SF_HANDLE) handle = (int32_t)f->params[j].type_index;
+  }
+  return inputs == 1 ? handle : -1;
+}
+
 int32_t sf_api_find_handle(const sf_api *api, const char *name) {
   for (uint32_t i = 0; i < api->nhandles; i++)
     if (strcmp(api->handles[i].name, name) == 0) return (int32_t)i;

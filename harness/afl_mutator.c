@@ -72,7 +72,8 @@ void *afl_custom_init(void *afl, unsigned int seed) {
                            .no_equivalence = !opt.equivalence,
                            .no_compares = !opt.compares,
                            .no_adaptive = !opt.adaptive,
-                           .skip_repeats = true};
+                           .skip_repeats = true,
+                           .observed_outputs = true};
   st->mut = sf_mutator_new(st->api, &mo);
   sf_seq_init(&st->trim_cur, st->api);
   sf_seq_init(&st->trim_cand, st->api);

@@ -77,15 +77,24 @@ void sf_call_outcome_print(const sf_seq *s, const sf_call_outcome *o, sf_buf *li
       sf_buf_printf(line, "  -> NULL");
     else
       sf_buf_printf(line, "  -> \"%.200s\"", o->str);
+  } else if (f->ret.kind == SF_F32 || f->ret.kind == SF_F64) {
+    /* Floats come as their bits: print the number, in a form the text
+     * parser reads back to the same value (%.17g is exact for a double). */
+    sf_buf_printf(line, "  -> %.17g", sf_float_value(f->ret.kind, o->ret));
   } else if (f->ret.kind != SF_VOID) {
     if (sf_kind_is_signed(f->ret.kind))
       sf_buf_printf(line, "  -> %lld", (long long)o->ret);
     else
       sf_buf_printf(line, "  -> %llu", (unsigned long long)o->ret);
   }
-  for (uint32_t i = 0; i < f->nparams && o->made && !o->failed; i++)
-    if ((f->params[i].flags & SF_P_OUT) && f->params[i].kind != SF_HANDLE)
-      sf_buf_printf(line, "  %s=%llu", f->params[i].name, (unsigned long long)o->outs[i]);
+  for (uint32_t i = 0; i < f->nparams && o->made && !o->failed; i++) {
+    const sf_param *p = &f->params[i];
+    if (!(p->flags & SF_P_OUT) || p->kind == SF_HANDLE) continue;
+    if (p->kind == SF_F32 || p->kind == SF_F64) /* as the result: f32 in the low bits */
+      sf_buf_printf(line, "  %s=%.17g", p->name, sf_float_value(p->kind, o->outs[i]));
+    else
+      sf_buf_printf(line, "  %s=%llu", p->name, (unsigned long long)o->outs[i]);
+  }
   if (o->failed) sf_buf_printf(line, "  (error by the API's convention)");
 }
 
@@ -194,15 +203,8 @@ sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *
     return NULL;
   }
   for (uint32_t i = 0; i < api->nfuncs; i++) {
-    const sf_func *f = &api->funcs[i];
-    if (!(f->flags & SF_F_OBSERVER)) continue;
-    int32_t handle = -1, inputs = 0;
-    for (uint32_t j = 0; j < f->nparams; j++) {
-      if (!sf_param_is_input(&f->params[j])) continue;
-      inputs++;
-      if (f->params[j].kind == SF_HANDLE) handle = (int32_t)f->params[j].type_index;
-    }
-    if (inputs != 1 || handle < 0) continue;
+    int32_t handle = sf_func_state_observer(&api->funcs[i]);
+    if (handle < 0) continue;
     uint32_t *o = realloc(x->observers[handle], (x->nobservers[handle] + 1) * sizeof *o);
     if (!o) {
       sf_exec_free(x);

@@ -29,7 +29,10 @@ static void before_cleanup(void *ctx, sf_exec *x, const sf_seq *s) {
   fb->nvalues = n;
 }
 
-sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb) {
+/* A run filling fb: observed (states recorded) or plain. */
+static sf_run_status run_recorded(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb,
+                                  sf_after_call_fn after_call, bool observe,
+                                  sf_run_result *result) {
   fb->magic = 0;
   fb->version = SF_FB_VERSION;
   fb->input_hash = input_hash;
@@ -37,13 +40,23 @@ sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, 
   fb->ncmp = 0;                        /* the caller fills in comparisons, if it traces them */
   fb->new_edges = SF_FB_EDGES_UNKNOWN; /* and the edges, if it counts them */
   fb->ncalls = s->ncalls;
-  sf_exec_hooks hooks = {fb, NULL, before_cleanup};
+  sf_exec_hooks hooks = {fb, after_call, observe ? before_cleanup : NULL};
   sf_run_result r;
-  sf_exec_run(x, s, &hooks, &r);
+  sf_exec_run(x, s, after_call || observe ? &hooks : NULL, &r);
   fb->status = r.status;
   fb->stop_call = sf_run_legal_calls(&r, s);
   __atomic_store_n(&fb->magic, SF_FB_MAGIC, __ATOMIC_RELEASE);
+  if (result) *result = r;
   return r.status;
+}
+
+sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb) {
+  return run_recorded(x, s, input_hash, fb, NULL, true, NULL);
+}
+
+sf_run_status sf_feedback_replay(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb,
+                                 sf_after_call_fn after_call, sf_run_result *result) {
+  return run_recorded(x, s, input_hash, fb, after_call, s->observed, result);
 }
 
 bool sf_feedback_valid(const sf_feedback *fb, uint64_t input_hash) {

@@ -51,8 +51,20 @@ typedef struct sf_feedback {
 /* The hash that ties a record to its input bytes. */
 uint64_t sf_feedback_input_hash(const uint8_t *data, size_t size);
 
-/* Execute s and fill fb (input_hash given by the caller). */
+/* Execute s and fill fb (input_hash given by the caller), observing: every
+ * live value's state observers are called at the end, before the cleanup
+ * (the mutator's probes, every AFL++ run). */
 sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb);
+
+typedef void (*sf_after_call_fn)(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o);
+
+/* Execute s as its input says (the engine's libFuzzer runs, replays,
+ * traces): observing only when s->observed (an input found by a run that
+ * observed, sf_seq), so that a replay crashes where the run that found it
+ * did. Fills fb (states only when observed) and *result (may be NULL);
+ * after_call (may be NULL) is called after each call with fb as ctx. */
+sf_run_status sf_feedback_replay(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb,
+                                 sf_after_call_fn after_call, sf_run_result *result);
 
 /* Did the last legal call fail by the API's error convention (the run
  * stopped there, sf_run_legal_calls)? The calls up to it may be mutated,

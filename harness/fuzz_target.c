@@ -13,12 +13,14 @@
  * stage runs in a server process, this binary started again with
  * SEQFUZZ_SOLVER_SERVE (solver/remote.h), which serves AFL++'s mutator the
  * same way. Options: harness/options.def (environment variables). */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/sf_io.h"
 #include "cmp_trace.h"
 #include "edges.h"
 #include "embedded.h"
@@ -53,6 +55,10 @@ static struct {
   sf_buf solved;
   sf_solver_budget budget;
   sf_solver *solver; /* in the server process: the solver itself */
+  /* Where libFuzzer writes its artifacts (-artifact_prefix, or beside
+   * -exact_artifact_path): a probed entry is written there first. */
+  char artifact_prefix[4096];
+  char probe_artifact[4200]; /* the file of the probe under way, or "" */
 } G;
 
 static void set_running_call(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o) {
@@ -93,6 +99,31 @@ static sf_solver_client *solver_client(void) {
   return G.remote;
 }
 
+/* A probe runs outside libFuzzer's run of an input, so the file libFuzzer
+ * writes for a crash inside it is empty. The entry probed is written where
+ * libFuzzer's artifacts go first, as crash-probe-HASH, marked `observed` (its
+ * replays observe, as the probe did), and removed once the probe is over: a
+ * crash leaves it behind, and it reproduces the crash (an observer that
+ * aborts on a state a library bug made). A file write per new corpus entry,
+ * not per execution. */
+static void probe_guard_arm(sf_seq *seq, uint64_t hash) {
+  snprintf(G.probe_artifact, sizeof G.probe_artifact, "%scrash-probe-%016llx", G.artifact_prefix,
+           (unsigned long long)hash);
+  sf_buf enc = {0};
+  seq->observed = true;
+  int fd = sf_seq_encode(seq, &enc) == 0
+               ? open(G.probe_artifact, O_WRONLY | O_CREAT | O_TRUNC, 0644)
+               : -1;
+  if (fd < 0 || sf_write_all(fd, enc.data, enc.len) != 0) G.probe_artifact[0] = 0;
+  if (fd >= 0) close(fd);
+  sf_buf_free(&enc);
+}
+
+static void probe_guard_disarm(void) {
+  if (G.probe_artifact[0]) unlink(G.probe_artifact);
+  G.probe_artifact[0] = 0;
+}
+
 /* The mutator's runner (libFuzzer, in-process): a full run, observers
  * included, of a corpus entry it meets for the first time. */
 static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *fb) {
@@ -104,7 +135,9 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   bool count_edges = sf_edges_available();
   if (count_edges) sf_edges_clear();
   sf_cmp_trace_begin();
+  probe_guard_arm(&G.probe_seq, hash);
   sf_feedback_run(G.exec, &G.probe_seq, hash, fb);
+  probe_guard_disarm();
   fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
   if (count_edges) fb->new_edges = sf_edges_new();
   sf_solver_budget_new_input(&G.budget);
@@ -225,9 +258,22 @@ static void serve(void) {
   _exit(0);
 }
 
+/* Where libFuzzer writes its artifacts (probe_guard_arm's go there too). */
+static void read_artifact_prefix(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strncmp(a, "-artifact_prefix=", 17) == 0)
+      snprintf(G.artifact_prefix, sizeof G.artifact_prefix, "%s", a + 17);
+    else if (strncmp(a, "-exact_artifact_path=", 21) == 0 && !G.artifact_prefix[0])
+      /* libFuzzer overwrites that very file: ours goes beside it. */
+      snprintf(G.artifact_prefix, sizeof G.artifact_prefix, "%s.", a + 21);
+  }
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   init_once();
   if (getenv(SF_SOLVER_SERVE_ENV)) serve();
+  read_artifact_prefix(*argc, *argv);
   if (getenv(SF_RUN_SERVE_ENV)) {
     unsetenv(SF_RUN_SERVE_ENV);
     G.solver_wanted = false;
@@ -264,13 +310,13 @@ static void trace_call(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_out
   sf_buf_free(&line);
 }
 
-/* SEQFUZZ_TRACE: one line per call, then the outcome (no feedback). */
-static int trace_run(const sf_seq *seq) {
-  sf_exec_hooks hooks = {NULL, trace_call, NULL};
+/* SEQFUZZ_TRACE: one line per call, then the outcome (observed if the
+ * input says so). */
+static int trace_run(const sf_seq *seq, uint64_t hash) {
   sf_run_result r;
-  sf_exec_run(G.exec, seq, &hooks, &r);
+  sf_feedback_replay(G.exec, seq, hash, &G.local, trace_call, &r);
   if (r.status == SF_RUN_OK)
-    fprintf(stderr, "seqfuzz: outcome: ok, %u calls made\n", r.calls_made);
+    fprintf(stderr, "seqfuzz: outcome: ok, %u calls made\n", seq->ncalls);
   else
     fprintf(stderr, "seqfuzz: outcome: stopped at call %u: %s\n", r.stop_call + 1,
             sf_run_status_name(r.status));
@@ -300,7 +346,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (sf_mutator_interpret(G.mut, &G.seq, data, size)) return REJECT;
     }
   }
-  if (G.opt.trace) return trace_run(seq);
+  if (G.opt.trace) return trace_run(seq, hash);
   bool legal;
   if (G.channel) {
     /* AFL++: the mutator cannot run inputs, so every run records everything. */
@@ -313,19 +359,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     __atomic_store_n(&fb->magic, SF_FB_MAGIC, __ATOMIC_RELEASE);
   } else {
     /* libFuzzer: a plain run; the mutator asks for observers and constants
-     * (probe_run) when it meets a corpus entry, so nothing is noted here. */
+     * (probe_run) when it meets a corpus entry, so nothing is noted here.
+     * An input found by a run that observed is run that way (sf_seq). */
     sf_run_result r;
-    sf_exec_run(G.exec, seq, NULL, &r);
+    sf_feedback_replay(G.exec, seq, hash, &G.local, NULL, &r);
     legal = sf_run_legal(&r);
-    G.local.version = SF_FB_VERSION;
-    G.local.input_hash = hash;
-    G.local.status = r.status;
-    G.local.ncalls = seq->ncalls;
-    G.local.stop_call = sf_run_legal_calls(&r, seq);
-    G.local.nvalues = 0;
-    G.local.new_edges = SF_FB_EDGES_UNKNOWN;
-    G.local.ncmp = 0;
-    G.local.magic = SF_FB_MAGIC;
     sf_mutator_note_run(G.mut, &G.local);
   }
   if (legal) return 0;

@@ -24,6 +24,13 @@ static bool is_reusable(const sf_mutator *m, uint32_t vid) {
   return vid >= m->reuscap || m->reus[vid];
 }
 
+static uint32_t count_reusable(sf_mutator *m, uint32_t n) {
+  uint32_t r = 0;
+  for (uint32_t k = 0; k < n; k++)
+    r += is_reusable(m, m->cands[k]);
+  return r;
+}
+
 uint32_t sf_mut_candidates(sf_mutator *m, uint32_t htype) {
   if (m->ncap < m->life.n + 1) {
     uint32_t *c = realloc(m->cands, (m->life.n + 16) * sizeof *c);
@@ -32,6 +39,32 @@ uint32_t sf_mut_candidates(sf_mutator *m, uint32_t htype) {
     m->ncap = m->life.n + 16;
   }
   return sf_life_candidates(&m->life, htype, m->cands, m->ncap);
+}
+
+/* Candidates for handle parameter i of f that keep the call legal given
+ * args[0..upto) (later arguments are not chosen yet), in m->cands, most
+ * recent first. The consume rule (seq.h) rules out handing a consumed value
+ * twice, consuming an owned one, and consuming the owner of another
+ * argument: choosing among these, a draw is never wasted on an illegal
+ * call. With `pruned`, when a value of the type is reusable only reusable
+ * ones are kept (index pruning), even if none of them is legal here: the
+ * caller then makes a fresh value rather than take a redundant one. */
+uint32_t sf_mut_legal_candidates(sf_mutator *m, const sf_func *f, const sf_arg *args, uint32_t i,
+                                 uint32_t upto, bool pruned) {
+  uint32_t n = sf_mut_candidates(m, f->params[i].type_index);
+  bool reus_only = pruned && count_reusable(m, n) > 0;
+  sf_arg probe[64];
+  memcpy(probe, args, upto * sizeof *probe);
+  for (uint32_t j = upto; j < f->nparams; j++)
+    probe[j].bits = SF_NULL_REF;
+  uint32_t kept = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    probe[i].bits = m->cands[k];
+    if ((!reus_only || is_reusable(m, m->cands[k])) &&
+        !sf_call_consume_conflict(&m->life, f, probe, NULL, NULL))
+      m->cands[kept++] = m->cands[k];
+  }
+  return kept;
 }
 
 /* Scratch value map `which` (0 or 1) for n values, all DANGLING. */
@@ -118,13 +151,6 @@ uint32_t sf_mut_choose_value(sf_mutator *m, uint32_t n) {
   return m->cands[0];
 }
 
-static uint32_t count_reusable(sf_mutator *m, uint32_t n) {
-  uint32_t r = 0;
-  for (uint32_t k = 0; k < n; k++)
-    r += is_reusable(m, m->cands[k]);
-  return r;
-}
-
 /* Append a call of fi to s (whose lifetimes are in m->life). A handle
  * argument is an alive value of s (reusable ones first) or, when there is
  * none (or only non-reusable ones, half the time), a fresh one made by a
@@ -137,7 +163,7 @@ bool sf_mut_append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
     const sf_param *p = &f->params[i];
     if (!sf_param_is_input(p)) continue;
     if (p->kind == SF_HANDLE) {
-      uint32_t n = sf_mut_candidates(m, p->type_index);
+      uint32_t n = sf_mut_legal_candidates(m, f, args, i, i, true);
       if ((p->flags & SF_P_NULLABLE) && (n == 0 || sf_rng_chance(&m->rng, 1, 10))) {
         args[i].bits = SF_NULL_REF;
         continue;
@@ -153,22 +179,14 @@ bool sf_mut_append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
               m->producers[p->type_index][sf_rng_below(&m->rng, m->nproducers[p->type_index])];
           made = sf_mut_append_call(m, s, pf, depth + 1);
         }
-        n = sf_mut_candidates(m, p->type_index);
+        n = sf_mut_legal_candidates(m, f, args, i, i, true);
         if (made && n) {
           args[i].bits = m->cands[0]; /* the newest */
           continue;
         }
       }
       if (n == 0) return false;
-      /* A consumed handle cannot also be another argument: choose again. */
-      for (int tries = 0; tries < 4; tries++) {
-        args[i].bits = sf_mut_choose_value(m, n);
-        sf_arg probe[64];
-        memcpy(probe, args, (i + 1) * sizeof *probe);
-        for (uint32_t j = i + 1; j < f->nparams; j++)
-          probe[j].bits = SF_NULL_REF;
-        if (!sf_call_consume_conflict(f, probe)) break;
-      }
+      args[i].bits = sf_mut_choose_value(m, n);
     } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
       if (sf_mut_gen_bytes(m, s, f, p, &args[i])) return false;
     } else {
@@ -183,7 +201,7 @@ bool sf_mut_append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
         !sf_life_usable(&m->life, args[i].bits, p->type_index))
       return false;
   }
-  if (sf_call_consume_conflict(f, args)) return false;
+  if (sf_call_consume_conflict(&m->life, f, args, NULL, NULL)) return false;
   sf_arg *a = sf_seq_add_call(s, fi);
   if (!a) return false;
   memcpy(a, args, f->nparams * sizeof *a);

@@ -65,6 +65,8 @@ int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param 
 /* build.c: building sequences call by call, with lifetimes and reusable flags. */
 void sf_mut_set_reus(sf_mutator *m, uint32_t vid, uint8_t flag);
 uint32_t sf_mut_candidates(sf_mutator *m, uint32_t htype);
+uint32_t sf_mut_legal_candidates(sf_mutator *m, const sf_func *f, const sf_arg *args, uint32_t i,
+                                 uint32_t upto, bool pruned);
 uint64_t *sf_mut_make_map(sf_mutator *m, int which, uint32_t n);
 int sf_mut_copy_calls(sf_mutator *m, sf_seq *dst, const sf_seq *src, uint32_t from, uint32_t to,
                       uint64_t *map, const uint8_t *src_reus, uint32_t nsrc_reus);

@@ -265,12 +265,13 @@ static int mut_arg(sf_mutator *m, bool document_only) {
     if (!sf_param_is_input(p)) continue;
     sf_arg *a = &sf_seq_args(s, ci)[i];
     if (p->kind == SF_HANDLE) {
-      /* Another alive value of the same type at that point. */
+      /* Another alive value of the same type at that point, one the call
+       * may take with its other arguments. */
       m->last_op = "swap-handle";
       sf_life_clear(&m->life);
       for (uint32_t k = 0; k < ci; k++)
         if (sf_life_apply(&m->life, s->calls[k].func, sf_seq_args(s, k))) return -1;
-      uint32_t n = sf_mut_candidates(m, p->type_index);
+      uint32_t n = sf_mut_legal_candidates(m, f, sf_seq_args(s, ci), i, f->nparams, false);
       if (n < 2 && !(p->flags & SF_P_NULLABLE)) continue;
       uint64_t pick = sf_rng_below(&m->rng, n + ((p->flags & SF_P_NULLABLE) ? 1 : 0));
       a->bits = pick < n ? m->cands[pick] : SF_NULL_REF;
@@ -437,6 +438,7 @@ static size_t finish(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size) {
     if (dropped > 0) m->stats.pruned_illegal++;
   }
   sf_seq_truncate(s, m->opt.max_calls);
+  s->observed = m->opt.observed_outputs;
   for (;;) {
     sf_buf_reset(&m->enc);
     if (sf_seq_encode(s, &m->enc)) return 0;

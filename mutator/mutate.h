@@ -57,6 +57,9 @@ typedef struct sf_mutator_options {
    * engine spends no run on it (AFL++ runs nothing for a 0; libFuzzer asks
    * for another mutation). */
   bool skip_repeats;
+  /* Mark every output `observed` (sf_seq): the runs that will execute them
+   * observe (AFL++'s target does, every run), so their replays must too. */
+  bool observed_outputs;
   sf_mutation only; /* apply just this mutation (tests, ablations) */
 } sf_mutator_options;
 

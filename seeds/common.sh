@@ -4,8 +4,9 @@
 # $CC $CFLAGS, fuzzers are linked with $LIB_FUZZING_ENGINE, and everything a
 # fuzzer needs (binary, NAME_seed_corpus.zip, NAME.dict, NAME.options) goes to
 # $OUT. $WORK is scratch space. Run standalone, a build.sh makes a libFuzzer
-# build with ASan+UBSan under build/targets/; scripts/build-target.sh sets up
-# the other modes (afl, coverage).
+# build with ASan+UBSan under build/targets/ (UBSan not recovering, so that
+# a finding is a crash, as scripts/build-target.sh has it);
+# scripts/build-target.sh sets up the other modes (afl, coverage).
 #
 # seqfuzz's own runtime (executor, mutator, harness entry points) is compiled
 # with the sanitizers of $CFLAGS but without coverage instrumentation, so the
@@ -28,7 +29,7 @@ set -euo pipefail
 SEQFUZZ_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 : "${TARGET:?build.sh must set TARGET before sourcing common.sh}"
 : "${CC:=clang-14}" "${CXX:=clang++-14}"
-: "${CFLAGS:=-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fsanitize=fuzzer-no-link}"
+: "${CFLAGS:=-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link}"
 : "${CXXFLAGS:=$CFLAGS}"
 : "${LIB_FUZZING_ENGINE:=-fsanitize=fuzzer}"
 : "${OUT:=$SEQFUZZ_ROOT/build/targets/$TARGET/libfuzzer}"

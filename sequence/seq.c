@@ -74,6 +74,7 @@ void sf_seq_free(sf_seq *s) {
 
 void sf_seq_clear(sf_seq *s) {
   s->ncalls = s->nargs = s->nvals = 0;
+  s->observed = false;
   sf_buf_reset(&s->blob);
 }
 
@@ -91,6 +92,7 @@ int sf_seq_copy(sf_seq *dst, const sf_seq *src) {
   dst->ncalls = src->ncalls;
   dst->nargs = src->nargs;
   dst->nvals = src->nvals;
+  dst->observed = src->observed;
   return 0;
 }
 
@@ -162,6 +164,7 @@ sf_arg *sf_seq_append_from(sf_seq *dst, const sf_seq *src, uint32_t ci, const ui
 int sf_seq_without_call(const sf_seq *src, uint32_t skip, sf_seq *dst) {
   sf_seq_clear(dst);
   dst->api = src->api;
+  dst->observed = src->observed;
   uint64_t *map = malloc(((size_t)src->nvals + 1) * sizeof *map);
   if (!map) return -1;
   /* Values of the skipped call dangle; repair drops the calls using them. */
@@ -187,7 +190,7 @@ void sf_seq_truncate(sf_seq *s, uint32_t n) {
 }
 
 bool sf_seq_equal(const sf_seq *a, const sf_seq *b) {
-  if (a->ncalls != b->ncalls) return false;
+  if (a->ncalls != b->ncalls || a->observed != b->observed) return false;
   for (uint32_t ci = 0; ci < a->ncalls; ci++) {
     if (a->calls[ci].func != b->calls[ci].func) return false;
     const sf_func *f = sf_seq_func(a, ci);
@@ -207,7 +210,7 @@ bool sf_seq_equal(const sf_seq *a, const sf_seq *b) {
 }
 
 uint64_t sf_seq_hash(const sf_seq *s) {
-  uint64_t h = 0x5e9f;
+  uint64_t h = 0x5e9f + s->observed;
   for (uint32_t ci = 0; ci < s->ncalls; ci++) {
     h = sf_hash_mix(h, s->calls[ci].func);
     const sf_func *f = sf_seq_func(s, ci);
@@ -452,15 +455,40 @@ void sf_seq_buffer_bounds(const sf_func *f, const sf_param *p, uint64_t *lo, uin
 
 /* ---- validation --------------------------------------------------------- */
 
-bool sf_call_consume_conflict(const sf_func *f, const sf_arg *args) {
-  for (uint32_t i = 0; i < f->nparams; i++) {
-    if (!(f->params[i].flags & SF_P_CONSUME) || args[i].bits == SF_NULL_REF) continue;
-    for (uint32_t j = 0; j < f->nparams; j++)
-      if (j != i && f->params[j].kind == SF_HANDLE && sf_param_is_input(&f->params[j]) &&
-          args[j].bits == args[i].bits)
-        return true;
+/* Is u owned by v, directly or through owned values? Owners precede what
+ * they own, so the walk ends. */
+static bool owned_through(const sf_life *l, uint64_t u, uint64_t v) {
+  if (!l->nowned) return false;
+  while (u < l->n && l->owner[u] != UINT32_MAX) {
+    u = l->owner[u];
+    if (u == v) return true;
   }
   return false;
+}
+
+sf_consume_conflict sf_call_consume_conflict(const sf_life *l, const sf_func *f, const sf_arg *args,
+                                             uint32_t *consumed, uint32_t *other) {
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    if (!(f->params[i].flags & SF_P_CONSUME) || args[i].bits == SF_NULL_REF) continue;
+    uint64_t v = args[i].bits;
+    sf_consume_conflict c = SF_CONSUME_OK;
+    uint32_t j = i;
+    if (l->nowned && v < l->n && l->owner[v] != UINT32_MAX) c = SF_CONSUME_OWNED;
+    for (uint32_t k = 0; k < f->nparams && !c; k++) {
+      if (k == i || f->params[k].kind != SF_HANDLE || !sf_param_is_input(&f->params[k])) continue;
+      if (args[k].bits == v)
+        c = SF_CONSUME_TWICE;
+      else if (owned_through(l, args[k].bits, v))
+        c = SF_CONSUME_OWNS_OTHER;
+      if (c) j = k;
+    }
+    if (c) {
+      if (consumed) *consumed = i;
+      if (other) *other = j;
+      return c;
+    }
+  }
+  return SF_CONSUME_OK;
 }
 
 static int verr(char *err, size_t errlen, uint32_t ci, const sf_func *f, const char *what,
@@ -532,8 +560,15 @@ int sf_seq_validate(const sf_seq *s, char *err, size_t errlen) {
       }
       if (bad) rc = verr(err, errlen, ci, f, bad, p->name);
     }
-    if (rc == 0 && sf_call_consume_conflict(f, a))
+    uint32_t other = 0;
+    sf_consume_conflict cc = rc ? SF_CONSUME_OK : sf_call_consume_conflict(lp, f, a, NULL, &other);
+    if (cc == SF_CONSUME_TWICE)
       rc = verr(err, errlen, ci, f, "a consumed handle is also passed as another argument", NULL);
+    else if (cc == SF_CONSUME_OWNED)
+      rc = verr(err, errlen, ci, f, "an owned handle is consumed", f->params[other].name);
+    else if (cc == SF_CONSUME_OWNS_OTHER)
+      rc = verr(err, errlen, ci, f, "handle is owned by an argument the call consumes",
+                f->params[other].name);
     if (rc == 0) {
       for (uint32_t k = 0; k < f->nproduced; k++)
         if (s->vals[c->val0 + k].call != ci) rc = verr(err, errlen, ci, f, "value table", NULL);
@@ -578,7 +613,7 @@ int sf_seq_repair(sf_seq *s) {
             a[i].bits != SF_NULL_REF)
           mapped[i].bits = a[i].bits < s->nvals ? map[a[i].bits] : SF_NULL_REF;
       }
-      ok = !sf_call_consume_conflict(f, mapped);
+      ok = !sf_call_consume_conflict(lp, f, mapped, NULL, NULL);
     }
     uint32_t val0 = s->calls[ci].val0;
     if (!ok) {

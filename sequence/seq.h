@@ -7,9 +7,11 @@
  * argument refers to a value id of an earlier call, or is SF_NULL_REF.
  *
  * A sequence is *valid* when every argument satisfies its parameter's type and
- * precondition and every handle argument names a value that is alive at that
- * point (see sf_life). Every function that produces a sequence from outside
- * (decode, text parse, repair) produces a valid one; sf_seq_validate() checks.
+ * precondition, every handle argument names a value that is alive at that
+ * point (see sf_life), and no call breaks the consume rule (see
+ * sf_call_consume_conflict). Every function that produces a sequence from
+ * outside (decode, text parse, repair) produces a valid one;
+ * sf_seq_validate() checks.
  *
  * Two encodings:
  *  - binary (what the fuzzing engines store): total and canonical; any byte
@@ -27,10 +29,11 @@
 #include "../base/sf_buf.h"
 #include "../grammar/api.h"
 
-#define SF_NULL_REF       UINT64_MAX
-#define SF_SEQ_MAX_CALLS  1024 /* decoding ignores calls past this many */
-#define SF_MAX_STRING     4096 /* longest string argument, in bytes */
-#define SF_FORMAT_VERSION 1
+#define SF_NULL_REF        UINT64_MAX
+#define SF_SEQ_MAX_CALLS   1024 /* decoding ignores calls past this many */
+#define SF_MAX_STRING      4096 /* longest string argument, in bytes */
+#define SF_FORMAT_VERSION  1
+#define SF_HEADER_OBSERVED 0x80 /* in the version byte: sf_seq.observed */
 
 typedef struct sf_arg {
   /* Integers sign-extended to 64 bits; bool 0/1; floats as their bit pattern
@@ -63,6 +66,12 @@ typedef struct sf_seq {
   sf_value *vals;
   uint32_t nvals, valcap;
   sf_buf blob;
+  /* Run it as the runs that observe do: every live value's state observers
+   * are called at its end, before the cleanup (harness/feedback.h). Set on
+   * inputs found by such runs (AFL++'s, the mutator's probes), so that a
+   * crash inside an observer replays from the input alone; plain libFuzzer
+   * runs leave it clear, so replays of their crashes stay plain too. */
+  bool observed;
   /* Private scratch of the codec and repair, kept to avoid allocating on
    * every call (so a sequence is not safe to use from two threads at once). */
   struct sf_seq_work *work;
@@ -149,10 +158,29 @@ int sf_life_apply(sf_life *l, uint32_t func, const sf_arg *args);
 
 /* ---- validity ----------------------------------------------------------- */
 
-/* Does a call of f pass a handle it consumes also as another argument
- * (kv_merge(h1, h1))? Such a call is illegal: the callee would use what it
- * was given to free. */
-bool sf_call_consume_conflict(const sf_func *f, const sf_arg *args);
+/* The consume rule: what a call consumes (a `consume` parameter, a
+ * destructor's handle) must be the caller's to give, and nothing else the
+ * call is handed may go with it. Broken when a consumed handle
+ *  - is also passed as another argument (kv_merge(h1, h1)): the callee
+ *    would use what it was given to free;
+ *  - is owned by another value (owned_by, transitively): its owner frees it
+ *    again (a double free of the grammar's making);
+ *  - owns, directly or through owned values, another argument: freeing the
+ *    owner frees that argument while the callee is handed it. */
+typedef enum sf_consume_conflict {
+  SF_CONSUME_OK = 0,
+  SF_CONSUME_TWICE,      /* a consumed handle is also another argument */
+  SF_CONSUME_OWNED,      /* a consumed handle is owned by another value */
+  SF_CONSUME_OWNS_OTHER, /* another argument is owned by a consumed handle */
+} sf_consume_conflict;
+
+/* Check a call of f with args (handle args usable) against the consume rule,
+ * ownership taken from l, the lifetimes just before the call. On a conflict,
+ * *consumed (if not NULL) is the index of the consumed parameter and *other
+ * (if not NULL) that of the other argument (TWICE, OWNS_OTHER) or the
+ * consumed one again (OWNED). */
+sf_consume_conflict sf_call_consume_conflict(const sf_life *l, const sf_func *f, const sf_arg *args,
+                                             uint32_t *consumed, uint32_t *other);
 
 /* Does `bits` satisfy the precondition and canonical form of parameter p
  * (a primitive: int, bool, float, enum, flags)? */
@@ -165,13 +193,14 @@ uint64_t sf_arg_prim_repair(const sf_api *api, const sf_param *p, uint64_t bits)
 int sf_seq_validate(const sf_seq *s, char *err, size_t errlen);
 
 /* Make s valid in place: primitives repaired, buffers resized to fit their
- * length constraints, calls whose handle args are not usable dropped (with the
- * calls that depended on what they produced). Returns the number of calls
- * dropped, or -1 on OOM. */
+ * length constraints, calls whose handle args are not usable or break the
+ * consume rule dropped (with the calls that depended on what they
+ * produced). Returns the number of calls dropped, or -1 on OOM. */
 int sf_seq_repair(sf_seq *s);
 
 /* ---- binary encoding ----------------------------------------------------
- * Header: 'S', SF_FORMAT_VERSION, API fingerprint (u32 LE); then calls:
+ * Header: 'S', SF_FORMAT_VERSION (| SF_HEADER_OBSERVED), API fingerprint
+ * (u32 LE); then calls:
  * function index (varint, taken modulo the number of functions), then each
  * input parameter: integers/floats as little-endian bytes of their width,
  * bool 1 byte, enum index / flags mask / handle choice as varints, strings and
@@ -187,12 +216,13 @@ typedef enum sf_decode_status {
 #define SF_HEADER_SIZE 6
 
 /* Decode into s (initialized, cleared first). Trailing bytes that do not form
- * a whole call are ignored; a call whose handle argument has no candidate is
- * dropped. Never reads past size; never fails on content. */
+ * a whole call are ignored; a call whose handle argument has no candidate, or
+ * whose handle choices break the consume rule, is dropped. Never reads past
+ * size; never fails on content. */
 sf_decode_status sf_seq_decode(sf_seq *s, const sf_api *api, const uint8_t *data, size_t size);
 /* Encode a valid sequence canonically (appends to out). -1 on OOM. */
 int sf_seq_encode(const sf_seq *s, sf_buf *out);
-/* Write just the header for api. */
+/* Write just the header for api (of a sequence that is not `observed`). */
 int sf_seq_encode_header(const sf_api *api, sf_buf *out);
 
 /* ---- text form ----------------------------------------------------------
@@ -200,6 +230,7 @@ int sf_seq_encode_header(const sf_api *api, sf_buf *out);
  *   kv_put(h1, "key", x"00ff");        # length parameters are left out
  *   kv_iter_open(h1, &h2);             # out handles bind a name; &_ for numbers
  *   kv_close(h1);
+ * A line `observe_at_end;` marks an `observed` sequence.
  * Names are any identifiers; sf_seq_print names handle value id i `h<i+1>`. */
 int sf_seq_print(const sf_seq *s, sf_buf *out);
 /* Print one call (no newline). */

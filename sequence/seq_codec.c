@@ -3,7 +3,8 @@
  * Decoding is total: it reads only what is there, maps every field into its
  * legal range (the map is the identity on legal values, which makes
  * encode(decode(x)) a fixed point), picks handle arguments among the values
- * alive at that point, and drops a call whose handle has no candidate. */
+ * alive at that point, and drops a call whose handle has no candidate or
+ * whose choices break the consume rule (seq.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,9 +128,11 @@ static arg_status decode_arg(reader *r, sf_seq *s, const sf_life *life, cands *c
 sf_decode_status sf_seq_decode(sf_seq *s, const sf_api *api, const uint8_t *data, size_t size) {
   sf_seq_clear(s);
   s->api = api;
-  if (size < SF_HEADER_SIZE || data[0] != 'S' || data[1] != SF_FORMAT_VERSION ||
+  if (size < SF_HEADER_SIZE || data[0] != 'S' ||
+      (data[1] & ~SF_HEADER_OBSERVED) != SF_FORMAT_VERSION ||
       load_le(data + 2, 4) != api->fingerprint)
     return SF_DECODE_REJECT;
+  s->observed = (data[1] & SF_HEADER_OBSERVED) != 0;
   reader r = {data + SF_HEADER_SIZE, data + size};
   sf_seq_work *w = sf_seq_work_get(s);
   if (!w) return SF_DECODE_OOM;
@@ -149,7 +152,7 @@ sf_decode_status sf_seq_decode(sf_seq *s, const sf_api *api, const uint8_t *data
       if (sf_param_is_input(&f->params[i]))
         as = decode_arg(&r, s, life, &cs, f, &f->params[i], &tmp[i]);
     }
-    if (as == ARG_OK && sf_call_consume_conflict(f, tmp)) as = ARG_NO_CANDIDATE;
+    if (as == ARG_OK && sf_call_consume_conflict(life, f, tmp, NULL, NULL)) as = ARG_NO_CANDIDATE;
     if (as != ARG_OK) {
       s->blob.len = blob_mark;
       if (as == ARG_NO_CANDIDATE) continue;
@@ -169,6 +172,7 @@ sf_decode_status sf_seq_decode(sf_seq *s, const sf_api *api, const uint8_t *data
 int sf_seq_encode(const sf_seq *s, sf_buf *out) {
   const sf_api *api = s->api;
   if (sf_seq_encode_header(api, out)) return -1;
+  if (s->observed) out->data[out->len - SF_HEADER_SIZE + 1] |= SF_HEADER_OBSERVED;
   sf_seq_work *w = sf_seq_work_get(s);
   if (!w) return -1;
   sf_life *life = &w->life;

@@ -146,6 +146,7 @@ int sf_seq_print_call(const sf_seq *s, uint32_t ci, sf_buf *out) {
 }
 
 int sf_seq_print(const sf_seq *s, sf_buf *out) {
+  if (s->observed && sf_buf_printf(out, "observe_at_end;\n")) return -1;
   for (uint32_t ci = 0; ci < s->ncalls; ci++)
     if (sf_seq_print_call(s, ci, out) || sf_buf_putc(out, '\n')) return -1;
   return 0;
@@ -224,6 +225,14 @@ static bool bind(tparser *tp, const sf_tok *t, uint32_t vid) {
   name[t->len] = 0;
   tp->names[tp->nnames++] = (binding){name, vid, t->line};
   return true;
+}
+
+/* The name bound to value vid. A value a call is handed was named to be
+ * passed, and so was its owner, so "?" is only a fallback. */
+static const char *name_of(const tparser *tp, uint64_t vid) {
+  for (uint32_t i = 0; i < tp->nnames; i++)
+    if (tp->names[i].vid == vid) return tp->names[i].name;
+  return "?";
 }
 
 static bool parse_int_lit(tparser *tp, const sf_param *p, sf_kind k, uint64_t *out) {
@@ -430,6 +439,10 @@ static bool parse_call(tparser *tp) {
   sf_tok result_name = {0}, t = tp->tok;
   if (t.kind != SF_TOK_IDENT) return tfail(tp, &t, "expected a call");
   tnext(tp);
+  if (sf_tok_is(&t, "observe_at_end") && taccept(tp, ";")) {
+    s->observed = true; /* not a call: a call has parentheses */
+    return true;
+  }
   if (taccept(tp, "=")) {
     result_name = t;
     t = tp->tok;
@@ -446,7 +459,7 @@ static bool parse_call(tparser *tp) {
   if (s->ncalls >= SF_SEQ_MAX_CALLS) return tfail(tp, &t, "more than %d calls", SF_SEQ_MAX_CALLS);
   sf_arg args[64];
   memset(args, 0, sizeof args);
-  sf_tok outs[64];
+  sf_tok outs[64], argtoks[64];
   uint32_t nouts = 0;
   if (!texpect(tp, "(")) return false;
   bool first = true;
@@ -463,11 +476,24 @@ static bool parse_call(tparser *tp) {
       continue;
     }
     if (p->kind == SF_HANDLE) args[i].bits = SF_NULL_REF;
+    argtoks[i] = tp->tok;
     if (!parse_arg(tp, f, p, &args[i])) return false;
   }
   if (!texpect(tp, ")") || !texpect(tp, ";")) return false;
-  if (sf_call_consume_conflict(f, args))
+  uint32_t ci = 0, oi = 0;
+  switch (sf_call_consume_conflict(&tp->life, f, args, &ci, &oi)) {
+  case SF_CONSUME_OK:
+    break;
+  case SF_CONSUME_TWICE:
     return tfail(tp, &t, "%s consumes a handle that is also passed as another argument", f->name);
+  case SF_CONSUME_OWNED:
+    return tfail(tp, &argtoks[ci], "'%s' is owned by '%s' and cannot be %s",
+                 name_of(tp, args[ci].bits), name_of(tp, tp->life.owner[args[ci].bits]),
+                 (f->flags & SF_F_DESTRUCTOR) ? "destroyed" : "consumed");
+  case SF_CONSUME_OWNS_OTHER:
+    return tfail(tp, &argtoks[oi], "'%s' is owned by '%s', which %s consumes",
+                 name_of(tp, args[oi].bits), name_of(tp, args[ci].bits), f->name);
+  }
   sf_arg *a = sf_seq_add_call(s, (uint32_t)fi);
   if (!a) return tfail(tp, &t, "out of memory");
   memcpy(a, args, f->nparams * sizeof *a);

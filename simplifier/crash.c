@@ -34,22 +34,25 @@ static bool machinery(const char *fn, const char *where) {
                                             "__libc_",
                                             "_start",
                                             "main",
-                                            "abort",
                                             "raise",
                                             "__pthread_kill",
                                             "pthread_kill",
                                             "gsignal",
                                             "__GI_",
-                                            "malloc",
-                                            "calloc",
-                                            "realloc",
-                                            "free",
                                             "operator new",
                                             "operator delete",
                                             NULL};
+  /* Whole names: a library's own mallocWithAlarm or free_list is its code. */
+  static const char *const fn_names[] = {"abort",         "malloc",   "calloc",  "realloc",
+                                         "free",          "strdup",   "strndup", "posix_memalign",
+                                         "aligned_alloc", "memalign", NULL};
   for (int i = 0; fn_prefixes[i]; i++)
     if (strncmp(fn, fn_prefixes[i], strlen(fn_prefixes[i])) == 0) return true;
-  return strstr(where, "libffi") || strstr(where, "/harness/") || strstr(where, "libc.so") ||
+  for (int i = 0; fn_names[i]; i++)
+    if (strcmp(fn, fn_names[i]) == 0) return true;
+  /* seqfuzz's own sources (a probe runs from the mutator). */
+  return strstr(where, "libffi") || strstr(where, "/harness/") || strstr(where, "/mutator/") ||
+         strstr(where, "/sequence/") || strstr(where, "/solver/") || strstr(where, "libc.so") ||
          strstr(where, "compiler-rt") || strstr(where, "/sanitizer_common/");
 }
 
@@ -69,7 +72,7 @@ static void set_kind(sf_signature *sig, const char *s, size_t n) {
  * "ERROR: LeakSanitizer: detected memory leaks", "runtime error: ..." (UBSan),
  * "ERROR: libFuzzer: timeout / deadly signal" (or "ERROR: seqfuzz: ..." from
  * a run server). */
-static void find_kind(const char *p, const char *end, sf_signature *sig) {
+static void find_kind(const char *p, const char *end, sf_signature *sig, char *ubsan_site) {
   for (const char *l = p; l < end; l = line_end(l, end) + 1) {
     const char *e = line_end(l, end);
     const char *m;
@@ -95,10 +98,28 @@ static void find_kind(const char *p, const char *end, sf_signature *sig) {
       return;
     }
     if ((m = strstr(line, "runtime error: "))) {
-      m += strlen("runtime error: ");
-      char kind[64] = "ubsan: ";
-      strncat(kind, m, strcspn(m, " 0123456789'") < 40 ? strcspn(m, " 0123456789'") : 40);
+      /* "lib.c:12:5: runtime error: signed integer overflow: 2147483647 + 1 ..."
+       * -> "ubsan: signed integer overflow"; the words before the first
+       * value, which would make every report its own kind. */
+      const char *w = m + strlen("runtime error: ");
+      size_t k = strcspn(w, ":0123456789'(");
+      while (k && w[k - 1] == ' ')
+        k--;
+      if (k > 48) k = 48;
+      char kind[64];
+      snprintf(kind, sizeof kind, "ubsan: %.*s", (int)k, w);
       set_kind(sig, kind, strlen(kind));
+      /* UBSan prints no stack by default: its site, file:line without the
+       * column, tells two reports apart (kept unless a stack says more). */
+      const char *loc = line, *colon = m - line >= 3 ? m - 3 : line; /* before ":col: " */
+      while (colon > loc && colon[0] != ':')
+        colon--;
+      for (const char *q = colon; q > line; q--)
+        if (q[-1] == '/' || q[-1] == ' ') {
+          loc = q;
+          break;
+        }
+      if (colon > loc) snprintf(ubsan_site, SF_SIG_FRAME_LEN, "%.*s", (int)(colon - loc), loc);
       return;
     }
     /* libFuzzer's driver, or a seqfuzz run server in its stead. */
@@ -110,21 +131,37 @@ static void find_kind(const char *p, const char *end, sf_signature *sig) {
   }
 }
 
+/* "#12 0x55d0 in ...": a stack frame, not one of libFuzzer's status lines
+ * ("#1024 pulse cov: ..."), which a fuzzing log holds many of. */
+static bool is_frame(const char *l, const char *e) {
+  if (l >= e || *l++ != '#') return false;
+  const char *d = l;
+  while (l < e && *l >= '0' && *l <= '9')
+    l++;
+  return l > d && e - l > 3 && memcmp(l, " 0x", 3) == 0;
+}
+
 void sf_signature_parse(const char *report, size_t len, sf_signature *sig) {
   memset(sig, 0, sizeof *sig);
   if (!report) return;
   const char *end = report + len;
-  find_kind(report, end, sig);
+  char ubsan_site[SF_SIG_FRAME_LEN] = "";
+  find_kind(report, end, sig, ubsan_site);
   if (!sig->crashed) return;
-  /* The first stack: lines "    #N 0xADDR in FUNC WHERE". */
+  /* The first stack: lines "    #N 0xADDR in FUNC WHERE". A leak's is the
+   * allocation stack of its largest leak: only the allocation site counts
+   * (the innermost frame in the target), since how the object was made (which
+   * constructor, parsed or built) varies with the sequence, not with the bug
+   * that lost it. */
   bool in_stack = false, timeout = strcmp(sig->kind, "timeout") == 0;
+  unsigned max_frames = strcmp(sig->kind, "leak") == 0 ? 1 : SF_SIG_FRAMES;
   unsigned seen = 0; /* frames inside the target, all of them for a timeout */
-  for (const char *l = report; l < end && (timeout || seen < SF_SIG_FRAMES);
+  for (const char *l = report; l < end && (timeout || seen < max_frames);
        l = line_end(l, end) + 1) {
     const char *e = line_end(l, end);
     while (l < e && *l == ' ')
       l++;
-    if (l >= e || *l != '#') {
+    if (!is_frame(l, e)) {
       if (in_stack) break; /* the first stack ended */
       continue;
     }
@@ -150,6 +187,10 @@ void sf_signature_parse(const char *report, size_t len, sf_signature *sig) {
     seen++;
   }
   sig->nframes = timeout && seen > 2 ? 2 : seen;
+  if (sig->nframes == 0 && ubsan_site[0]) {
+    snprintf(sig->frames[0], sizeof sig->frames[0], "%s", ubsan_site);
+    sig->nframes = 1;
+  }
 }
 
 bool sf_signature_equal(const sf_signature *a, const sf_signature *b) {

@@ -8,7 +8,9 @@
  * frames, not by the report's text, keeps addresses and line noise out.
  * A timeout names the two outermost frames inside the target instead (the
  * API call and what it was looping in): where an endless loop happens to be
- * when the alarm rings says nothing about which loop it is. */
+ * when the alarm rings says nothing about which loop it is. A leak names its
+ * allocation site only (one bug that loses objects made by several calls is
+ * one group). A UBSan report without a stack names its file:line. */
 #ifndef SF_CRASH_H
 #define SF_CRASH_H
 
@@ -16,12 +18,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SF_SIG_FRAMES 3
+#define SF_SIG_FRAMES    3
+#define SF_SIG_FRAME_LEN 96
 
 typedef struct sf_signature {
   bool crashed;
-  char kind[64];                  /* "heap-use-after-free", "SEGV", "leak", ... */
-  char frames[SF_SIG_FRAMES][96]; /* function names, innermost first */
+  char kind[64]; /* "heap-use-after-free", "SEGV", "leak", ... */
+  /* Function names, innermost first (a UBSan report without a stack: its
+   * "file.c:line"). */
+  char frames[SF_SIG_FRAMES][SF_SIG_FRAME_LEN];
   unsigned nframes;
 } sf_signature;
 

@@ -54,6 +54,7 @@ static bool budget_left(minimizer *z) {
 /* Does s crash the same way? */
 static bool same_crash(minimizer *z, sf_seq *s) {
   if (!budget_left(z)) return false;
+  s->observed = z->cur.observed; /* candidates run as the input does */
   sf_buf_reset(&z->enc);
   if (sf_seq_encode(s, &z->enc)) return false;
   sf_signature sig;

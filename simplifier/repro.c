@@ -1,5 +1,7 @@
 #include "repro.h"
 
+#include "../harness/feedback.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,6 +72,31 @@ static void error_test(sf_buf *out, const sf_func *f) {
     sf_buf_printf(out, "!r");
   else
     sf_buf_printf(out, "r %s %lld", ops[f->err_cmp], (long long)f->err_value);
+}
+
+/* An `observed` input's run ends by calling the state observers on every
+ * live value (harness/feedback.h); a crash inside one must happen here too. */
+static void observe_all(const sf_seq *s, sf_buf *out) {
+  const sf_api *api = s->api;
+  for (uint32_t v = 0; v < s->nvals && v < SF_FB_MAX_VALUES; v++)
+    for (uint32_t fi = 0; fi < api->nfuncs; fi++) {
+      const sf_func *f = &api->funcs[fi];
+      if (sf_func_state_observer(f) != (int32_t)s->vals[v].htype) continue;
+      sf_buf_printf(out, "  if (h%u) {", v + 1);
+      for (uint32_t i = 0; i < f->nparams; i++)
+        if (f->params[i].flags & SF_P_OUT)
+          sf_buf_printf(out, " %s o%u = 0;",
+                        f->params[i].kind == SF_HANDLE ? "void *" : stdint_name(f->params[i].kind),
+                        i);
+      bool release = f->ret.kind == SF_STRING && f->release;
+      sf_buf_printf(out, release ? " char *r = %s(" : " (void)%s(", f->name);
+      for (uint32_t i = 0; i < f->nparams; i++)
+        sf_buf_printf(out, "%s%s%u", i ? ", " : "", f->params[i].flags & SF_P_OUT ? "&o" : "h",
+                      f->params[i].flags & SF_P_OUT ? i : v + 1);
+      sf_buf_printf(out, ");");
+      if (release) sf_buf_printf(out, " if (r) %s(r);", f->release);
+      sf_buf_printf(out, " } /* observer, as at the end of every run */\n");
+    }
 }
 
 int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
@@ -243,6 +270,7 @@ int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
         sf_buf_printf(out, "  h%u = NULL; /* owned value no longer valid */\n", v + 1);
   }
   sf_buf_printf(out, "\nout:\n");
+  if (s->observed) observe_all(s, out);
   for (uint32_t v = s->nvals; v-- > 0;) {
     const sf_handle_type *h = &api->handles[s->vals[v].htype];
     bool owned = v < life.n && life.owner[v] != UINT32_MAX;

@@ -13,6 +13,7 @@
 typedef struct stack {
   int32_t funcs[MAX_FRAMES]; /* API function indexes (-1: not an API function) */
   char names[MAX_FRAMES][96];
+  char files[MAX_FRAMES][64]; /* the frame's source file, base name */
   unsigned n;
   bool via_cleanup; /* passes through seqfuzz's end-of-run destruction */
 } stack;
@@ -33,6 +34,16 @@ static void parse_frame(const sf_api *api, const char *line, stack *st) {
   snprintf(fn, sizeof fn, "%.*s", (int)(k < 95 ? k : 95), in);
   if (strcmp(fn, "call_destructor") == 0 || strcmp(fn, "cleanup") == 0) st->via_cleanup = true;
   snprintf(st->names[st->n], sizeof st->names[0], "%s", fn);
+  /* " /path/to/file.c:12:5" after the name (or "(module+0x...)"). */
+  const char *w = in + k, *file = w + strspn(w, " ");
+  size_t fl = strcspn(file, ":\n (");
+  for (const char *q = file + fl; q > file; q--)
+    if (q[-1] == '/') {
+      fl -= (size_t)(q - file);
+      file = q;
+      break;
+    }
+  snprintf(st->files[st->n], sizeof st->files[0], "%.*s", (int)(fl < 63 ? fl : 63), file);
   st->funcs[st->n++] = sf_api_find_func(api, fn);
 }
 
@@ -107,18 +118,112 @@ static bool borrows_handle_of(const sf_func *g, uint32_t htype) {
   return false;
 }
 
-sf_verdict sf_triage_classify(const sf_seq *s, const char *text, char *reason, size_t len) {
+/* out = s with argument j of call ci replaced by another handle of the same
+ * type: one alive at that point, else a second value made by the call that
+ * made the first, just before ci. -1 when neither gives a valid sequence of
+ * the same calls. */
+static int unalias(const sf_seq *s, uint32_t ci, uint32_t i, uint32_t j, sf_seq *out) {
+  const sf_arg *a = sf_seq_args(s, ci);
+  uint32_t htype = s->vals[a[j].bits].htype;
+  sf_life life;
+  sf_life_init(&life, s->api);
+  int rc = 0;
+  for (uint32_t c = 0; c < ci && rc == 0; c++)
+    rc = sf_life_apply(&life, s->calls[c].func, sf_seq_args(s, c));
+  uint32_t cand[16], n = rc ? 0 : sf_life_candidates(&life, htype, cand, 16);
+  sf_life_free(&life);
+  for (uint32_t k = 0; k < n && k < 16; k++) {
+    if (cand[k] == a[i].bits || sf_seq_copy(out, s) != 0) continue;
+    sf_seq_args(out, ci)[j].bits = cand[k];
+    if (sf_seq_repair(out) == 0 && sf_seq_validate(out, NULL, 0) == 0) return 0;
+  }
+  /* A second value from the producer of the first, inserted before ci: value
+   * ids from ci on shift by what it makes. */
+  uint32_t p = s->vals[a[j].bits].call;
+  uint32_t made = (p + 1 < s->ncalls ? s->calls[p + 1].val0 : s->nvals) - s->calls[p].val0;
+  uint32_t first = s->calls[ci].val0;
+  uint64_t *map = malloc((s->nvals + 1) * sizeof *map);
+  if (!map) return -1;
+  sf_seq_clear(out);
+  out->observed = s->observed;
+  for (uint32_t v = 0; v < s->nvals; v++)
+    map[v] = v < first ? v : v + made;
+  bool ok = true;
+  for (uint32_t c = 0; c < s->ncalls && ok; c++) {
+    if (c == ci) ok = sf_seq_append_from(out, s, p, map) != NULL;
+    sf_arg *na = ok ? sf_seq_append_from(out, s, c, map) : NULL;
+    ok = na != NULL;
+    if (ok && c == ci) na[j].bits = first + (a[j].bits - s->calls[p].val0);
+  }
+  free(map);
+  if (ok && sf_seq_repair(out) == 0 && out->ncalls == s->ncalls + 1 &&
+      sf_seq_validate(out, NULL, 0) == 0)
+    return 0;
+  return -1;
+}
+
+/* Does the crash of s (signature sig) happen without the alias of
+ * arguments i and j of call ci? */
+static bool crashes_without_alias(const sf_seq *s, uint32_t ci, uint32_t i, uint32_t j,
+                                  sf_runner *runner, const sf_signature *sig) {
+  if (!runner) return false;
+  sf_seq v;
+  sf_seq_init(&v, s->api);
+  sf_buf enc = {0};
+  sf_signature got;
+  bool same = unalias(s, ci, i, j, &v) == 0 && sf_seq_encode(&v, &enc) == 0 &&
+              sf_runner_run(runner, enc.data, enc.len, &got, NULL) == 0 &&
+              sf_signature_equal(&got, sig);
+  sf_buf_free(&enc);
+  sf_seq_free(&v);
+  return same;
+}
+
+/* Is the innermost frame of the crash inside the target in one of the
+ * description's headers (glue: C the grammar's author wrote)? */
+static const char *glue_frame(const sf_api *api, const report *r, const sf_signature *sig,
+                              const char **file) {
+  if (!sig->nframes) return NULL;
+  for (unsigned k = 0; k < r->crash.n; k++) {
+    if (strcmp(r->crash.names[k], sig->frames[0]) != 0) continue;
+    for (uint32_t h = 0; h < api->nheaders; h++) {
+      const char *base = strrchr(api->headers[h], '/');
+      base = base ? base + 1 : api->headers[h];
+      if (strcmp(base, r->crash.files[k]) == 0) {
+        *file = api->headers[h];
+        return r->crash.names[k];
+      }
+    }
+    return NULL;
+  }
+  return NULL;
+}
+
+sf_verdict sf_triage_classify(const sf_seq *s, const char *text, sf_runner *runner, char *reason,
+                              size_t len) {
   const sf_api *api = s->api;
   report r;
   parse_report(api, text ? text : "", &r);
+  sf_signature sig;
+  sf_signature_parse(text, text ? strlen(text) : 0, &sig);
   int32_t called = outermost_api(&r.crash);
   const char *where = called >= 0 ? api->funcs[called].name : "the library";
+
+  /* A crash inside the glue is the description's fault, not the library's. */
+  const char *glue_file = NULL, *glue = glue_frame(api, &r, &sig, &glue_file);
+  if (glue) {
+    snprintf(reason, len,
+             "%s in %s, code of the target description (%s), not of the library: fix the glue",
+             r.kind[0] ? r.kind : sig.kind, glue, glue_file);
+    return SF_LIKELY_MISUSE;
+  }
 
   /* Aliasing: one handle passed to two parameters of the same call
    * (node_attach(h1, h1)). The grammar cannot forbid it except by consuming
    * one of them, and libraries rarely allow it. Only a call the report's
    * stacks pass through is suspect: an alias elsewhere (diff(x, x) is often
-   * legal) says nothing about this crash. */
+   * legal) says nothing about this crash, and neither does one whose crash
+   * stays the same with two different handles (checked with runner). */
   for (uint32_t ci = 0; ci < s->ncalls; ci++) {
     const sf_func *f = sf_seq_func(s, ci);
     const sf_arg *a = sf_seq_args(s, ci);
@@ -128,7 +233,8 @@ sf_verdict sf_triage_classify(const sf_seq *s, const char *text, char *reason, s
       for (uint32_t j = i + 1; j < f->nparams; j++)
         if (f->params[i].kind == SF_HANDLE && f->params[j].kind == SF_HANDLE &&
             sf_param_is_input(&f->params[i]) && sf_param_is_input(&f->params[j]) &&
-            a[i].bits != SF_NULL_REF && a[i].bits == a[j].bits) {
+            a[i].bits != SF_NULL_REF && a[i].bits == a[j].bits &&
+            !crashes_without_alias(s, ci, i, j, runner, &sig)) {
           snprintf(reason, len,
                    "call %u passes the same handle as '%s' and '%s' of %s; if the library does "
                    "not allow that, the grammar should (e.g. `consume` one of them)",

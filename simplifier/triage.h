@@ -5,8 +5,11 @@
  * follow JCrasher's rule (a fault inside the directly called function on an
  * argument it never promised to accept is a precondition violation), adapted
  * to C and to what a grammar can get wrong:
+ *  - a crash inside the description's own C (a glue function in one of its
+ *    headers): the glue is wrong, not the library;
  *  - one handle passed to two parameters of a call that the report's stacks
- *    pass through (node_attach(h, h)): the grammar should `consume` one;
+ *    pass through (node_attach(h, h)) when two different handles do not
+ *    crash the same way: the grammar should `consume` one;
  *  - a double free or use after free of a handle that a call the grammar says
  *    only borrows it had freed: the parameter should be `consume` (or the
  *    result `owned_by`);
@@ -34,8 +37,12 @@ typedef enum sf_verdict {
 } sf_verdict;
 
 /* Classify the crash of sequence s (its minimized form, ideally) from the
- * sanitizer report of running it; the reason is one sentence. */
-sf_verdict sf_triage_classify(const sf_seq *s, const char *report, char *reason, size_t len);
+ * sanitizer report of running it; the reason is one sentence. A reason that
+ * can be checked is checked by running variants of s with runner (the alias
+ * one: the same crash with two different handles is no alias's fault);
+ * runner may be NULL (nothing checked). */
+sf_verdict sf_triage_classify(const sf_seq *s, const char *report, sf_runner *runner, char *reason,
+                              size_t len);
 
 /* Is the timeout of sequence s work the sequence asked for rather than a
  * hang? (a tree duplicated into itself 30 times takes 2^30 steps, each call

@@ -71,6 +71,8 @@ static void test_fuzz_and_queue(void **state) {
     assert_true(n <= max && n >= SF_HEADER_SIZE);
     assert_int_equal(sf_seq_decode(&s, api, out, n), SF_DECODE_OK);
     assert_valid(&s);
+    /* The target observes every AFL++ run: so must a replay of it. */
+    assert_true(s.observed);
     assert_true(sf_hashset_insert(seen, sf_hash_bytes(out, n, 0)));
     emitted++;
     emitted_late += i >= 1000;

@@ -113,6 +113,196 @@ static void test_repairs(void **state) {
   sf_api_free(api);
 }
 
+/* objlib: obj_child is owned_by its parent, obj_adopt consumes its child,
+ * obj_free is the destructor. */
+static void put_call(sf_buf *b, const sf_api *api, const char *name) {
+  int32_t fi = sf_api_find_func(api, name);
+  assert_true(fi >= 0);
+  sf_buf_put_varint(b, (uint64_t)fi);
+}
+
+static void put_i32(sf_buf *b, uint32_t v) {
+  uint8_t le[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+  sf_buf_append(b, le, 4);
+}
+
+/* Decode in: valid, equal to the text `want`, and encoding to `canon` (in
+ * without the calls decoding dropped). */
+static void assert_decodes_to(const sf_api *api, const sf_buf *in, const char *want,
+                              const sf_buf *canon) {
+  sf_seq s, w;
+  sf_seq_init(&s, api);
+  sf_seq_init(&w, api);
+  assert_int_equal(sf_seq_decode(&s, api, in->data, in->len), SF_DECODE_OK);
+  assert_valid(&s);
+  parse_seq_ok(&w, api, want);
+  if (!sf_seq_equal(&s, &w)) {
+    sf_buf t = {0};
+    sf_seq_print(&s, &t);
+    fail_msg("decoded:\n%.*swanted:\n%s", (int)t.len, (char *)t.data, want);
+  }
+  sf_buf e = {0};
+  assert_int_equal(sf_seq_encode(&s, &e), 0);
+  assert_int_equal(e.len, canon->len);
+  assert_memory_equal(e.data, canon->data, e.len);
+  sf_buf_free(&e);
+  sf_seq_free(&s);
+  sf_seq_free(&w);
+}
+
+/* Bytes that name an owned value for a consume parameter or a destructor,
+ * or hand a call both an owner it consumes and what that owner owns: the
+ * call is dropped, like one passing a consumed handle twice. in holds the
+ * illegal calls, canon the same without them. */
+static void test_decode_ownership(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(OBJLIB_API);
+  sf_buf in = {0}, canon = {0};
+  /* (a) destroying an owned value. */
+  sf_seq_encode_header(api, &in);
+  put_call(&in, api, "obj_new"), put_i32(&in, 1);                              /* h1 */
+  put_call(&in, api, "obj_child"), sf_buf_put_varint(&in, 0), put_i32(&in, 0); /* h2 of h1 */
+  sf_buf_append(&canon, in.data, in.len);
+  put_call(&in, api, "obj_free"), sf_buf_put_varint(&in, 0); /* h2: dropped */
+  put_call(&in, api, "obj_free"), sf_buf_put_varint(&in, 1); /* h1 */
+  put_call(&canon, api, "obj_free"), sf_buf_put_varint(&canon, 1);
+  assert_decodes_to(api, &in, "h1 = obj_new(1);\nh2 = obj_child(h1, 0);\nobj_free(h1);\n", &canon);
+  /* (a) consuming an owned value, (b) consuming the owner of another
+   * argument, directly and through an owned value in between; the legal
+   * adoption after them stays. */
+  sf_buf_reset(&in);
+  sf_buf_reset(&canon);
+  sf_seq_encode_header(api, &in);
+  put_call(&in, api, "obj_new"), put_i32(&in, 1);                              /* h1 */
+  put_call(&in, api, "obj_new"), put_i32(&in, 2);                              /* h2 */
+  put_call(&in, api, "obj_child"), sf_buf_put_varint(&in, 1), put_i32(&in, 0); /* h3 of h1 */
+  put_call(&in, api, "obj_child"), sf_buf_put_varint(&in, 0), put_i32(&in, 1); /* h4 of h3 */
+  sf_buf_append(&canon, in.data, in.len);
+  put_call(&in, api, "obj_adopt"), sf_buf_put_varint(&in, 2),
+      sf_buf_put_varint(&in, 1); /* h2, h3 */
+  put_call(&in, api, "obj_adopt"), sf_buf_put_varint(&in, 1),
+      sf_buf_put_varint(&in, 3); /* h3, h1 */
+  put_call(&in, api, "obj_adopt"), sf_buf_put_varint(&in, 0),
+      sf_buf_put_varint(&in, 3); /* h4, h1 */
+  put_call(&in, api, "obj_adopt"), sf_buf_put_varint(&in, 1),
+      sf_buf_put_varint(&in, 2); /* h3, h2 */
+  put_call(&canon, api, "obj_adopt"), sf_buf_put_varint(&canon, 1), sf_buf_put_varint(&canon, 2);
+  assert_decodes_to(api, &in,
+                    "h1 = obj_new(1);\nh2 = obj_new(2);\nh3 = obj_child(h1, 0);\n"
+                    "h4 = obj_child(h3, 1);\nobj_adopt(h3, h2);\n",
+                    &canon);
+  sf_buf_free(&in);
+  sf_buf_free(&canon);
+  sf_api_free(api);
+}
+
+/* Hand-built sequences breaking the ownership rules: the validator rejects
+ * them, naming the call and parameter, and repair drops the call. */
+static void test_validate_ownership(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(OBJLIB_API);
+  int32_t onew = sf_api_find_func(api, "obj_new"), child = sf_api_find_func(api, "obj_child"),
+          ofree = sf_api_find_func(api, "obj_free"), adopt = sf_api_find_func(api, "obj_adopt");
+  static const struct {
+    uint32_t nnew;      /* obj_new calls first: values 0 .. nnew-1 */
+    uint64_t parent[2]; /* then obj_child of these (UINT64_MAX: none) */
+    bool destroy;       /* last call: obj_free(x) or obj_adopt(x, y) */
+    uint64_t x, y;
+    const char *error;
+  } cases[] = {
+      {1,
+       {0, UINT64_MAX},
+       true,
+       1,
+       0,
+       "call 3 (obj_free): an owned handle is consumed in parameter o"},
+      {2,
+       {0, UINT64_MAX},
+       false,
+       1,
+       2,
+       "call 4 (obj_adopt): an owned handle is consumed in parameter child"},
+      {1, {0, 1}, true, 2, 0, "call 4 (obj_free): an owned handle is consumed in parameter o"},
+      {1,
+       {0, UINT64_MAX},
+       false,
+       1,
+       0,
+       "call 3 (obj_adopt): handle is owned by an argument the call consumes in parameter parent"},
+      {1,
+       {0, 1},
+       false,
+       2,
+       0,
+       "call 4 (obj_adopt): handle is owned by an argument the call consumes in parameter parent"},
+  };
+  sf_seq s;
+  sf_seq_init(&s, api);
+  for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+    sf_seq_clear(&s);
+    for (uint32_t i = 0; i < cases[k].nnew; i++)
+      sf_seq_add_call(&s, (uint32_t)onew)[0].bits = i + 1;
+    for (int i = 0; i < 2 && cases[k].parent[i] != UINT64_MAX; i++)
+      sf_seq_add_call(&s, (uint32_t)child)[0].bits = cases[k].parent[i];
+    assert_valid(&s);
+    uint32_t before = s.ncalls;
+    if (cases[k].destroy) {
+      sf_seq_add_call(&s, (uint32_t)ofree)[0].bits = cases[k].x;
+    } else {
+      sf_arg *a = sf_seq_add_call(&s, (uint32_t)adopt);
+      a[0].bits = cases[k].x;
+      a[1].bits = cases[k].y;
+    }
+    char err[256] = "";
+    assert_int_equal(sf_seq_validate(&s, err, sizeof err), -1);
+    if (strcmp(err, cases[k].error)) fprintf(stderr, "case %zu: got '%s'\n", k, err);
+    assert_string_equal(err, cases[k].error);
+    assert_int_equal(sf_seq_repair(&s), 1);
+    assert_valid(&s);
+    assert_int_equal(s.ncalls, before);
+  }
+  sf_seq_free(&s);
+  sf_api_free(api);
+}
+
+/* Random bytes over objlib (owned values, consume parameters, a destructor)
+ * decode to valid sequences whose encoding is a fixed point. */
+static void test_total_decoding_owned(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(OBJLIB_API);
+  sf_seq s, t;
+  sf_seq_init(&s, api);
+  sf_seq_init(&t, api);
+  sf_rng rng;
+  sf_rng_seed(&rng, 777);
+  sf_buf in = {0}, e1 = {0}, e2 = {0};
+  for (int iter = 0; iter < 20000; iter++) {
+    sf_buf_reset(&in);
+    sf_seq_encode_header(api, &in);
+    /* Small bytes: function indexes and handle choices hit often. */
+    size_t n = sf_rng_below(&rng, 120);
+    for (size_t i = 0; i < n; i++)
+      sf_buf_putc(&in, (uint8_t)sf_rng_below(&rng, sf_rng_chance(&rng, 1, 2) ? 4 : 256));
+    assert_int_equal(sf_seq_decode(&s, api, in.data, in.len), SF_DECODE_OK);
+    char err[256];
+    if (sf_seq_validate(&s, err, sizeof err)) fail_msg("iteration %d: %s", iter, err);
+    sf_buf_reset(&e1);
+    sf_buf_reset(&e2);
+    assert_int_equal(sf_seq_encode(&s, &e1), 0);
+    assert_int_equal(sf_seq_decode(&t, api, e1.data, e1.len), SF_DECODE_OK);
+    assert_true(sf_seq_equal(&s, &t));
+    assert_int_equal(sf_seq_encode(&t, &e2), 0);
+    assert_int_equal(e1.len, e2.len);
+    assert_memory_equal(e1.data, e2.data, e1.len);
+  }
+  sf_buf_free(&in);
+  sf_buf_free(&e1);
+  sf_buf_free(&e2);
+  sf_seq_free(&s);
+  sf_seq_free(&t);
+  sf_api_free(api);
+}
+
 /* 100,000 random and mutated byte strings: each decodes to a valid sequence
  * whose encoding is a fixed point. Under ASan+UBSan this is the totality test. */
 static void test_total_decoding(void **state) {
@@ -212,11 +402,53 @@ static void test_all_types(void **state) {
   sf_api_free(api);
 }
 
+/* The `observed` mark (replays observe as the run that found the input did)
+ * survives both encodings, and unmarked inputs encode as before. */
+static void test_observed_mark(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(DEMO_API);
+  sf_seq s, back;
+  sf_seq_init(&s, api);
+  sf_seq_init(&back, api);
+  parse_seq_ok(&s, api, "observe_at_end;\nh1 = kv_open(16, 0);\n");
+  assert_true(s.observed);
+  sf_buf enc = {0}, text = {0};
+  assert_int_equal(sf_seq_encode(&s, &enc), 0);
+  assert_int_equal(enc.data[1], SF_FORMAT_VERSION | SF_HEADER_OBSERVED);
+  assert_int_equal(sf_seq_decode(&back, api, enc.data, enc.len), SF_DECODE_OK);
+  assert_true(back.observed);
+  assert_true(sf_seq_equal(&s, &back));
+  assert_int_equal(sf_seq_print(&back, &text), 0);
+  sf_buf_putc(&text, 0);
+  assert_non_null(strstr((const char *)text.data, "observe_at_end;\n"));
+  /* Unmarked: the version byte alone, and no mark in the text. */
+  back.observed = false;
+  assert_false(sf_seq_equal(&s, &back));
+  sf_buf_reset(&enc);
+  sf_buf_reset(&text);
+  assert_int_equal(sf_seq_encode(&back, &enc), 0);
+  assert_int_equal(enc.data[1], SF_FORMAT_VERSION);
+  assert_int_equal(sf_seq_print(&back, &text), 0);
+  sf_buf_putc(&text, 0);
+  assert_null(strstr((const char *)text.data, "observe_at_end"));
+  sf_buf_free(&enc);
+  sf_buf_free(&text);
+  sf_seq_free(&s);
+  sf_seq_free(&back);
+  sf_api_free(api);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_seed_round_trips), cmocka_unit_test(test_header_rejection),
-      cmocka_unit_test(test_repairs),          cmocka_unit_test(test_all_types),
+      cmocka_unit_test(test_seed_round_trips),
+      cmocka_unit_test(test_header_rejection),
+      cmocka_unit_test(test_observed_mark),
+      cmocka_unit_test(test_repairs),
+      cmocka_unit_test(test_all_types),
       cmocka_unit_test(test_total_decoding),
+      cmocka_unit_test(test_decode_ownership),
+      cmocka_unit_test(test_validate_ownership),
+      cmocka_unit_test(test_total_decoding_owned),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -591,6 +591,109 @@ static void test_index_pruning(void **state) {
   sf_buf_free(&in);
 }
 
+/* The ownership rules, checked apart from sequence/: no consumed (or
+ * destroyed) argument is owned, and no other argument of the call is owned,
+ * directly or through owned values, by a consumed one (nor is it). Returns
+ * the calls breaking them; *tempting counts the consuming calls made while
+ * an owned value of the consumed type was alive (the choices were there). */
+static int ownership_violations(const sf_seq *s, int *tempting) {
+  sf_life life;
+  sf_life_init(&life, s->api);
+  int bad = 0;
+  for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+    const sf_func *f = sf_seq_func(s, ci);
+    const sf_arg *a = sf_seq_args(s, ci);
+    bool broken = false;
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      const sf_param *p = &f->params[i];
+      if (!(p->flags & SF_P_CONSUME) || a[i].bits == SF_NULL_REF) continue;
+      uint64_t v = a[i].bits;
+      assert_true(v < life.n);
+      broken |= life.owner[v] != UINT32_MAX;
+      for (uint32_t j = 0; j < f->nparams; j++) {
+        if (j == i || f->params[j].kind != SF_HANDLE || !sf_param_is_input(&f->params[j])) continue;
+        for (uint64_t u = a[j].bits; u < life.n; u = life.owner[u])
+          broken |= u == v;
+      }
+      bool owned_alive = false;
+      for (uint32_t w = 0; w < life.n; w++)
+        owned_alive |=
+            life.alive[w] && life.owner[w] != UINT32_MAX && life.htype[w] == p->type_index;
+      *tempting += owned_alive;
+    }
+    bad += broken;
+    assert_int_equal(sf_life_apply(&life, s->calls[ci].func, a), 0);
+  }
+  sf_life_free(&life);
+  return bad;
+}
+
+/* On objlib (obj_child is owned_by its parent, obj_adopt consumes its child,
+ * obj_free destroys) the mutator never passes an owned value to a consume
+ * parameter or a destructor, nor an owner it consumes together with what
+ * that owner owns: generated, mutated (every mutation, a pool to splice
+ * from) and crossed-over sequences alike. */
+static void test_ownership_respected(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(OBJLIB_API);
+  sf_mutator_options opt = {.max_calls = 24};
+  sf_mutator *m = sf_mutator_new(api, &opt);
+  assert_non_null(m);
+  sf_seq s, g;
+  sf_seq_init(&s, api);
+  sf_seq_init(&g, api);
+  int tempting = 0;
+  for (uint64_t seed = 0; seed < 1000; seed++) {
+    assert_int_equal(sf_mutator_generate(m, &g, 12, seed), 0);
+    if (ownership_violations(&g, &tempting)) {
+      sf_buf t = {0};
+      sf_seq_print(&g, &t);
+      fail_msg("generated with seed %llu:\n%.*s", (unsigned long long)seed, (int)t.len,
+               (char *)t.data);
+    }
+  }
+  uint8_t cur[4096], out[4096], mixed[4096];
+  sf_buf hdr = {0}, other = {0};
+  sf_seq_encode_header(api, &hdr);
+  memcpy(cur, hdr.data, hdr.len);
+  size_t n = hdr.len;
+  sf_rng rng;
+  sf_rng_seed(&rng, 16);
+  for (uint64_t i = 0; i < 10000; i++) {
+    size_t k = sf_mutator_mutate(m, cur, n, out, sizeof out, i);
+    check_output(api, &s, out, k, sizeof out, opt.max_calls);
+    if (ownership_violations(&s, &tempting)) {
+      sf_buf t = {0};
+      sf_seq_print(&s, &t);
+      fail_msg("mutation %llu (%s):\n%.*s", (unsigned long long)i, sf_mutator_last_op(m),
+               (int)t.len, (char *)t.data);
+    }
+    if (sf_rng_chance(&rng, 1, 10)) sf_mutator_add_input(m, out, k, NULL);
+    if (sf_rng_chance(&rng, 1, 10)) {
+      sf_buf_reset(&other);
+      sf_seq_encode(&g, &other);
+      size_t x = sf_mutator_crossover(m, out, k, other.data, other.len, mixed, sizeof mixed, i);
+      check_output(api, &s, mixed, x, sizeof mixed, 64);
+      assert_int_equal(ownership_violations(&s, &tempting), 0);
+    }
+    if (sf_rng_chance(&rng, 1, 40)) {
+      n = hdr.len;
+    } else {
+      memcpy(cur, out, k);
+      n = k;
+    }
+  }
+  /* The grammar made the wrong choices available often. */
+  if (tempting < 1000) fprintf(stderr, "tempting %d\n", tempting);
+  assert_true(tempting >= 1000);
+  sf_buf_free(&hdr);
+  sf_buf_free(&other);
+  sf_seq_free(&s);
+  sf_seq_free(&g);
+  sf_mutator_free(m);
+  sf_api_free(api);
+}
+
 /* Foreign bytes mean the same sequence whatever the mutator has seen
  * (libFuzzer re-runs inputs in new processes: -minimize_crash, reproduction). */
 static void test_interpretation_is_deterministic(void **state) {
@@ -637,6 +740,7 @@ int main(void) {
       cmocka_unit_test(test_mutations_stay_valid),
       cmocka_unit_test(test_crossover_and_generate),
       cmocka_unit_test(test_deterministic),
+      cmocka_unit_test(test_ownership_respected),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   sf_api_free(demo);

@@ -89,6 +89,52 @@ static void test_errors(void **state) {
   sf_api_free(api);
 }
 
+/* The consume rule and ownership (objlib: obj_child is owned_by its parent,
+ * obj_adopt consumes its child, obj_free is the destructor): an owned value
+ * is freed by its owner, so consuming it frees it twice; consuming an owner
+ * frees what it owns while the callee is also handed that. */
+static const struct {
+  const char *text;
+  const char *error;
+} bad_owned[] = {
+    {"h1 = obj_new(1);\nh2 = obj_child(h1, 0);\nobj_free(h2);",
+     "t.seq:3:10: 'h2' is owned by 'h1' and cannot be destroyed"},
+    {"h1 = obj_new(1);\nh2 = obj_new(2);\nh3 = obj_child(h1, 0);\nobj_adopt(h2, h3);",
+     "t.seq:4:15: 'h3' is owned by 'h1' and cannot be consumed"},
+    {"h1 = obj_new(1);\nh2 = obj_child(h1, 0);\nh3 = obj_child(h2, 1);\nobj_free(h3);",
+     "t.seq:4:10: 'h3' is owned by 'h2' and cannot be destroyed"},
+    {"h1 = obj_new(1);\nh2 = obj_child(h1, 1);\nobj_adopt(h2, h1);",
+     "t.seq:3:11: 'h2' is owned by 'h1', which obj_adopt consumes"},
+    {"h1 = obj_new(1);\nh2 = obj_child(h1, 0);\nh3 = obj_child(h2, 0);\nobj_adopt(h3, h1);",
+     "t.seq:4:11: 'h3' is owned by 'h1', which obj_adopt consumes"},
+    {"h1 = obj_new(1);\nobj_adopt(h1, h1);",
+     "t.seq:2:1: obj_adopt consumes a handle that is also passed as another argument"},
+};
+
+static void test_ownership_errors(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(OBJLIB_API);
+  sf_seq s;
+  sf_seq_init(&s, api);
+  for (size_t i = 0; i < sizeof bad_owned / sizeof *bad_owned; i++) {
+    char err[512] = "";
+    int rc = sf_seq_parse_text(&s, api, bad_owned[i].text, strlen(bad_owned[i].text), "t.seq", err,
+                               sizeof err);
+    if (rc != -1 || strcmp(err, bad_owned[i].error))
+      fprintf(stderr, "case %zu: rc %d, got '%s'\n", i, rc, err);
+    assert_int_equal(rc, -1);
+    assert_string_equal(err, bad_owned[i].error);
+  }
+  /* Legal neighbours: a child of another parent is not the consumed one's,
+   * and adopting into an owner's child or destroying the owner is fine. */
+  parse_seq_ok(&s, api,
+               "h1 = obj_new(1);\nh2 = obj_new(2);\nh3 = obj_child(h1, 0);\n"
+               "obj_adopt(h3, h2);\nh4 = obj_new(4);\nobj_adopt(h1, h4);\nobj_free(h1);\n");
+  assert_int_equal(s.ncalls, 7);
+  sf_seq_free(&s);
+  sf_api_free(api);
+}
+
 /* A string literal printed and parsed back gives every byte, NULs too; only
  * one literal is accepted. */
 static void test_string_literal_round_trip(void **state) {
@@ -116,6 +162,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_print_parse_exact),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_ownership_errors),
       cmocka_unit_test(test_string_literal_round_trip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

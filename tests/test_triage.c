@@ -51,7 +51,7 @@ static sf_verdict classify(const char *seq_text, const char *report, char *reaso
   sf_seq s;
   sf_seq_init(&s, api);
   parse_seq_ok(&s, api, seq_text);
-  sf_verdict v = sf_triage_classify(&s, report, reason, 256);
+  sf_verdict v = sf_triage_classify(&s, report, NULL, reason, 256);
   sf_seq_free(&s);
   sf_api_free(api);
   return v;
@@ -127,12 +127,133 @@ static void test_timeout_signature_is_where_it_loops(void **state) {
   assert_string_equal(text, "SEGV in deflateStateCheck < deflate < gz_comp");
 }
 
+static void format_of(const char *report, char *text, size_t len) {
+  sf_signature sig;
+  sf_signature_parse(report, strlen(report), &sig);
+  sf_signature_format(&sig, text, len);
+}
+
+/* One bug that loses nodes made by different constructors (cJSON's sort):
+ * one signature, the allocation site; a library's own allocator wrapper
+ * (mallocWithAlarm) is its code, not the C library's. */
+static void test_leak_signature_is_the_allocation_site(void **state) {
+  (void)state;
+  static const char *made_by_string = "==1==ERROR: LeakSanitizer: detected memory leaks\n\n"
+                                      "Direct leak of 64 byte(s) in 1 object(s) allocated from:\n"
+                                      "    #0 0x1 in malloc\n"
+                                      "    #1 0x2 in cJSON_New_Item /src/cJSON.c:243:30\n"
+                                      "    #2 0x3 in cJSON_CreateString /src/cJSON.c:2441:20\n"
+                                      "    #3 0x4 in ffi_call_unix64\n";
+  static const char *made_by_parse =
+      "==1==ERROR: LeakSanitizer: detected memory leaks\n\n"
+      "Direct leak of 64 byte(s) in 1 object(s) allocated from:\n"
+      "    #0 0x1 in malloc\n"
+      "    #1 0x2 in cJSON_New_Item /src/cJSON.c:243:30\n"
+      "    #2 0x3 in parse_array /src/cJSON.c:1500:20\n"
+      "    #3 0x4 in parse_value /src/cJSON.c:1400:20\n"
+      "    #4 0x5 in cJSON_ParseWithLengthOpts /src/cJSON.c:1100:20\n"
+      "    #5 0x6 in ffi_call_unix64\n";
+  static const char *wrapper = "==1==ERROR: LeakSanitizer: detected memory leaks\n\n"
+                               "Direct leak of 64 byte(s) in 1 object(s) allocated from:\n"
+                               "    #0 0x1 in malloc\n"
+                               "    #1 0x2 in mallocWithAlarm /src/sqlite3.c:10:3\n"
+                               "    #2 0x3 in sqlite3Malloc /src/sqlite3.c:20:3\n";
+  char a[256], b[256];
+  format_of(made_by_string, a, sizeof a);
+  format_of(made_by_parse, b, sizeof b);
+  assert_string_equal(a, "leak in cJSON_New_Item");
+  assert_string_equal(a, b);
+  format_of(wrapper, a, sizeof a);
+  assert_string_equal(a, "leak in mallocWithAlarm");
+}
+
+/* UBSan prints no stack by default: two sites are two signatures, named by
+ * file:line and the words of the error before its values. */
+static void test_ubsan_without_stack_names_its_site(void **state) {
+  (void)state;
+  static const char *at_add =
+      "/src/lib/calc.c:12:5: runtime error: signed integer overflow: 2147483647 + 1 cannot be "
+      "represented in type 'int'\n"
+      "SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior /src/lib/calc.c:12:5 in\n";
+  static const char *at_mul =
+      "/src/lib/calc.c:30:9: runtime error: signed integer overflow: 65536 * 65536 cannot be "
+      "represented in type 'int'\n"
+      "SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior /src/lib/calc.c:30:9 in\n";
+  char a[256], b[256];
+  format_of(at_add, a, sizeof a);
+  format_of(at_mul, b, sizeof b);
+  assert_string_equal(a, "ubsan: signed integer overflow in calc.c:12");
+  assert_string_equal(b, "ubsan: signed integer overflow in calc.c:30");
+  /* With a stack, the frames name it. */
+  static const char *shift = "/src/inflate.c:266:39: runtime error: shift exponent 32 is too "
+                             "large for 32-bit type 'unsigned int'\n"
+                             "    #0 0x1 in inflatePrime /src/inflate.c:266:39\n"
+                             "    #1 0x2 in ffi_call_unix64\n";
+  format_of(shift, a, sizeof a);
+  assert_string_equal(a, "ubsan: shift exponent in inflatePrime");
+}
+
+/* A fuzzing log holds libFuzzer's status lines ("#2 INITED ...") before the
+ * report: they are no stack, and a probe's frames in seqfuzz are not the
+ * target's. */
+static void test_fuzzing_log_signature(void **state) {
+  (void)state;
+  static const char *log =
+      "INFO: Seed: 1\n"
+      "#2\tINITED cov: 12 ft: 12 corp: 1/9b exec/s: 0 rss: 30Mb\n"
+      "==7== ERROR: libFuzzer: deadly signal\n"
+      "    #0 0x1 in __sanitizer_print_stack_trace\n"
+      "    #1 0x2 in abort stdlib/abort.c:79:7\n"
+      "    #2 0x3 in tally_check /src/probelib.c:31:21\n"
+      "    #3 0x4 in ffi_call_unix64\n"
+      "    #4 0x5 in sf_exec_observe /seqfuzz/harness/exec.c:454:5\n"
+      "    #5 0x6 in know_input /seqfuzz/mutator/mutate.c:110:5\n"
+      "    #6 0x7 in LLVMFuzzerCustomMutator /seqfuzz/harness/fuzz_target.c:1\n";
+  char a[256];
+  format_of(log, a, sizeof a);
+  assert_string_equal(a, "deadly in tally_check");
+}
+
+/* A crash whose innermost frame in the target is in one of the
+ * description's headers is the glue's fault. */
+static void test_crash_in_glue_is_the_description(void **state) {
+  (void)state;
+  sf_api *api = parse_api_text("api g;\nheader \"lib.h\";\nheader \"lib_glue.h\";\n"
+                               "func void g_set(char *s);\n");
+  sf_seq s;
+  sf_seq_init(&s, api);
+  parse_seq_ok(&s, api, "g_set(\"a\");\n");
+  static const char *in_glue = "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address "
+                               "0x602000000010 at pc 0x1\n"
+                               "READ of size 9 at 0x602000000010 thread T0\n"
+                               "    #0 0x1 in __asan_memcpy\n"
+                               "    #1 0x2 in g_set /src/seeds/g/lib_glue.h:12:3\n"
+                               "    #2 0x3 in ffi_call_unix64\n";
+  static const char *in_lib = "==1==ERROR: AddressSanitizer: heap-buffer-overflow on address "
+                              "0x602000000010 at pc 0x1\n"
+                              "READ of size 9 at 0x602000000010 thread T0\n"
+                              "    #0 0x1 in copy_name /src/lib.c:40:3\n"
+                              "    #1 0x2 in g_set /src/seeds/g/lib_glue.h:12:3\n"
+                              "    #2 0x3 in ffi_call_unix64\n";
+  char reason[256];
+  assert_int_equal(sf_triage_classify(&s, in_glue, NULL, reason, sizeof reason), SF_LIKELY_MISUSE);
+  assert_non_null(strstr(reason, "g_set"));
+  assert_non_null(strstr(reason, "lib_glue.h"));
+  assert_int_equal(sf_triage_classify(&s, in_lib, NULL, reason, sizeof reason), SF_LIKELY_BUG);
+  sf_seq_free(&s);
+  sf_api_free(api);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_alias_elsewhere_is_not_misuse),
       cmocka_unit_test(test_alias_in_crashing_call_is_misuse),
       cmocka_unit_test(test_free_inside_destructor),
       cmocka_unit_test(test_timeout_signature_is_where_it_loops),
+      cmocka_unit_test(test_leak_signature_is_the_allocation_site),
+      cmocka_unit_test(test_ubsan_without_stack_names_its_site),
+      cmocka_unit_test(test_fuzzing_log_signature),
+      cmocka_unit_test(test_crash_in_glue_is_the_description),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
