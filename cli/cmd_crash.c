@@ -200,6 +200,13 @@ typedef struct crash_group {
   char *smallest; /* path of the smallest input of the group */
   size_t smallest_size;
   uint32_t count;
+  /* After minimization: */
+  bool loaded;
+  sf_seq best;  /* the minimized input */
+  sf_buf enc;   /* and its bytes */
+  char *report; /* the report of running it */
+  sf_triage_finding finding;
+  uint32_t merged_into; /* the group it is shown with (itself if shown) */
 } crash_group;
 
 int cmd_triage(int argc, char **argv) {
@@ -266,7 +273,7 @@ int cmd_triage(int argc, char **argv) {
       crash_group *ng = realloc(groups, (ngroups + 1) * sizeof *ng);
       if (!ng) break;
       groups = ng;
-      groups[ngroups++] = (crash_group){sig, NULL, SIZE_MAX, 0};
+      groups[ngroups++] = (crash_group){.sig = sig, .smallest_size = SIZE_MAX};
     }
     groups[g].count++;
     if (b.len < groups[g].smallest_size) {
@@ -278,71 +285,115 @@ int cmd_triage(int argc, char **argv) {
   }
   closedir(d);
   fprintf(stderr, "seqfuzz triage: inputs ran in %s\n", sf_runner_mode(runner));
-  printf("%u inputs, %u crash groups, %u not reproduced\n", nfiles, ngroups, not_reproduced);
-  if (empty)
-    printf("%u empty input(s) skipped: libFuzzer's files for crashes in the mutator's probes, "
-           "whose inputs the fuzzer saved as crash-probe-*\n",
-           empty);
+  /* Minimize each group and classify its minimized input. */
   for (uint32_t g = 0; g < ngroups; g++) {
-    char sigtext[512], reason[512] = "";
-    sf_signature_format(&groups[g].sig, sigtext, sizeof sigtext);
-    sf_seq in, min;
+    crash_group *cg = &groups[g];
+    sf_seq in;
     sf_seq_init(&in, api);
-    sf_seq_init(&min, api);
-    sf_verdict verdict = SF_LIKELY_BUG;
-    if (cli_load_seq(api, groups[g].smallest, &in) == 0) {
+    sf_seq_init(&cg->best, api);
+    cg->finding.verdict = SF_LIKELY_BUG;
+    if (cli_load_seq(api, cg->smallest, &in) == 0) {
       sf_min_options opt = {.target = target,
                             .timeout = timeout,
                             .runner = runner,
                             .max_seconds = secs ? atof(secs) : 30};
       sf_min_result res;
-      const sf_seq *best = &in;
-      if (sf_minimize(api, &in, &opt, &min, &res) == 0) best = &min;
+      if (sf_minimize(api, &in, &opt, &cg->best, &res) != 0) sf_seq_copy(&cg->best, &in);
       /* The report of the minimized input decides the verdict. */
-      sf_buf enc = {0};
-      char *report = NULL;
       sf_signature sig;
-      if (sf_seq_encode(best, &enc) == 0 &&
-          sf_runner_run(runner, enc.data, enc.len, &sig, &report) == 0)
-        verdict = sf_triage_classify(best, report, runner, reason, sizeof reason);
-      if (verdict == SF_LIKELY_BUG && strcmp(groups[g].sig.kind, "timeout") == 0 &&
-          sf_triage_grows_with_repeats(best, runner, timeout, reason, sizeof reason))
-        verdict = SF_LIKELY_MISUSE;
-      printf("\n[%u] %s\n    %u input(s), e.g. %s\n    %s: %s\n", g + 1, sigtext, groups[g].count,
-             groups[g].smallest, verdict == SF_LIKELY_BUG ? "likely bug" : "likely API misuse",
-             reason);
-      sf_buf text = {0};
-      sf_seq_print(best, &text);
-      printf("    minimized (%u calls):\n", best->ncalls);
-      for (const char *p = (const char *)text.data; p && p < (const char *)text.data + text.len;) {
-        const char *nl = memchr(p, '\n', (size_t)((const char *)text.data + text.len - p));
-        printf("      %.*s\n", (int)(nl ? nl - p : (const char *)text.data + text.len - p), p);
-        p = nl ? nl + 1 : NULL;
+      if (sf_seq_encode(&cg->best, &cg->enc) == 0 &&
+          sf_runner_run(runner, cg->enc.data, cg->enc.len, &sig, &cg->report) == 0)
+        sf_triage_classify(&cg->best, cg->report, runner, &cg->finding);
+      sf_triage_finding *f = &cg->finding;
+      if (f->verdict == SF_LIKELY_BUG && strcmp(cg->sig.kind, "timeout") == 0 &&
+          sf_triage_grows_with_repeats(&cg->best, runner, timeout, f->reason, sizeof f->reason)) {
+        f->verdict = SF_LIKELY_MISUSE;
+        sf_signature_format(&cg->sig, f->cause, sizeof f->cause);
       }
-      if (out_dir) {
-        const char *kind = groups[g].sig.kind;
-        sf_buf c = {0};
-        if (write_output(out_dir, g + 1, kind, ".input", enc.data, enc.len) ||
-            write_output(out_dir, g + 1, kind, ".seq", text.data, text.len))
-          rc = 1;
-        if (sf_repro_write(best, groups[g].smallest, &c) != 0)
-          rc = cli_error("group %u: out of memory for its C reproducer", g + 1);
-        else if (write_output(out_dir, g + 1, kind, ".c", c.data, c.len))
-          rc = 1;
-        if (!report)
-          rc = cli_error("group %u: no report: the minimized input did not run", g + 1);
-        else if (write_output(out_dir, g + 1, kind, ".report.txt", report, strlen(report)))
-          rc = 1;
-        sf_buf_free(&c);
-      }
-      sf_buf_free(&text);
-      sf_buf_free(&enc);
-      free(report);
+      cg->loaded = true;
     } else {
       rc = 1; /* cli_load_seq said why */
     }
     sf_seq_free(&in);
-    sf_seq_free(&min);
+  }
+  /* Groups of one root cause go into the first of them: misuse with one
+   * cause (one mistake of the grammar), leaks of objects made different
+   * ways (sf_triage_same_root). */
+  uint32_t nshown = 0;
+  for (uint32_t g = 0; g < ngroups; g++) {
+    groups[g].merged_into = g;
+    const sf_triage_finding *fg = &groups[g].finding;
+    for (uint32_t h = 0; h < g && groups[g].report; h++) {
+      const sf_triage_finding *fh = &groups[h].finding;
+      bool one_mistake = fg->cause[0] && strcmp(fg->cause, fh->cause) == 0;
+      if (groups[h].merged_into == h && groups[h].report &&
+          (one_mistake || (fg->verdict == SF_LIKELY_BUG && fh->verdict == SF_LIKELY_BUG &&
+                           sf_triage_same_root(&groups[h].best, groups[h].report, &groups[g].best,
+                                               groups[g].report)))) {
+        groups[g].merged_into = h;
+        break;
+      }
+    }
+    nshown += groups[g].merged_into == g;
+  }
+  printf("%u inputs, %u crash groups, %u not reproduced\n", nfiles, nshown, not_reproduced);
+  if (nshown < ngroups)
+    printf("(%u signatures; groups whose minimized crashes show one root cause are one)\n",
+           ngroups);
+  if (empty)
+    printf("%u empty input(s) skipped: libFuzzer's files for crashes in the mutator's probes, "
+           "whose inputs the fuzzer saved as crash-probe-*\n",
+           empty);
+  uint32_t shown = 0;
+  for (uint32_t g = 0; g < ngroups; g++) {
+    crash_group *cg = &groups[g];
+    if (cg->merged_into != g || !cg->loaded) continue;
+    shown++;
+    char sigtext[512];
+    sf_signature_format(&cg->sig, sigtext, sizeof sigtext);
+    uint32_t count = cg->count;
+    for (uint32_t h = g + 1; h < ngroups; h++)
+      if (groups[h].merged_into == g) count += groups[h].count;
+    printf("\n[%u] %s\n    %u input(s), e.g. %s\n", shown, sigtext, count, cg->smallest);
+    for (uint32_t h = g + 1; h < ngroups; h++)
+      if (groups[h].merged_into == g) {
+        sf_signature_format(&groups[h].sig, sigtext, sizeof sigtext);
+        printf("    same root cause: %s (%u input(s), e.g. %s)\n", sigtext, groups[h].count,
+               groups[h].smallest);
+      }
+    printf("    %s: %s\n",
+           cg->finding.verdict == SF_LIKELY_BUG ? "likely bug" : "likely API misuse",
+           cg->finding.reason);
+    sf_buf text = {0};
+    sf_seq_print(&cg->best, &text);
+    printf("    minimized (%u calls):\n", cg->best.ncalls);
+    for (const char *p = (const char *)text.data; p && p < (const char *)text.data + text.len;) {
+      const char *nl = memchr(p, '\n', (size_t)((const char *)text.data + text.len - p));
+      printf("      %.*s\n", (int)(nl ? nl - p : (const char *)text.data + text.len - p), p);
+      p = nl ? nl + 1 : NULL;
+    }
+    if (out_dir) {
+      const char *kind = cg->sig.kind;
+      sf_buf c = {0};
+      if (write_output(out_dir, shown, kind, ".input", cg->enc.data, cg->enc.len) ||
+          write_output(out_dir, shown, kind, ".seq", text.data, text.len))
+        rc = 1;
+      if (sf_repro_write(&cg->best, cg->smallest, &c) != 0)
+        rc = cli_error("group %u: out of memory for its C reproducer", shown);
+      else if (write_output(out_dir, shown, kind, ".c", c.data, c.len))
+        rc = 1;
+      if (!cg->report)
+        rc = cli_error("group %u: no report: the minimized input did not run", shown);
+      else if (write_output(out_dir, shown, kind, ".report.txt", cg->report, strlen(cg->report)))
+        rc = 1;
+      sf_buf_free(&c);
+    }
+    sf_buf_free(&text);
+  }
+  for (uint32_t g = 0; g < ngroups; g++) {
+    sf_seq_free(&groups[g].best);
+    sf_buf_free(&groups[g].enc);
+    free(groups[g].report);
     free(groups[g].smallest);
   }
   free(groups);

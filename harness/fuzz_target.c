@@ -270,6 +270,13 @@ static void read_artifact_prefix(int argc, char **argv) {
   }
 }
 
+/* UBSan prints no stack by default: a report with one names the function
+ * (signatures, triage's reasons). The environment's UBSAN_OPTIONS still win. */
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void) {
+  return "print_stacktrace=1";
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   init_once();
   if (getenv(SF_SOLVER_SERVE_ENV)) serve();

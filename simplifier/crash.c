@@ -89,6 +89,9 @@ static void find_kind(const char *p, const char *end, sf_signature *sig, char *u
       m += strlen("ERROR: AddressSanitizer: ");
       if (strncmp(m, "attempting ", 11) == 0) m += 11; /* "attempting double-free on" */
       size_t k = strcspn(m, " :");
+      /* abort() under ASan (handle_abort=1, as C reproducers set it) is
+       * what libFuzzer calls a deadly signal. */
+      if (k == 4 && strncmp(m, "ABRT", 4) == 0) m = "deadly", k = 6;
       set_kind(sig, m, k);
       return;
     }

@@ -115,9 +115,16 @@ int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
                 origin ? origin : "an input", api->name);
   for (uint32_t i = 0; i < api->nheaders; i++)
     sf_buf_printf(out, "#include \"%s\"\n", api->headers[i]);
-  sf_buf_printf(out, "\nstatic void *copy_of(const void *p, size_t n) {\n"
-                     "  void *q = malloc(n);\n  if (n) memcpy(q, p, n);\n  return q;\n}\n\n"
-                     "int main(void) {\n");
+  sf_buf_printf(out,
+                "\n/* Reports as the fuzzer makes them: UBSan with a stack, an abort with one. */\n"
+                "const char *__ubsan_default_options(void) { return \"print_stacktrace=1\"; }\n"
+                "const char *__asan_default_options(void) { return \"handle_abort=1\"; }\n"
+                "\nstatic void *copy_of(const void *p, size_t n) {\n"
+                "  void *q = malloc(n);\n  if (n) memcpy(q, p, n);\n  return q;\n}\n\n"
+                "/* The calls, in a frame of their own (sf_: no frame of the library, for\n"
+                " * signatures): what is left of it on the stack once it returns (a pointer\n"
+                " * to a leaked block) is wiped before the leak check. */\n"
+                "__attribute__((noinline)) static int sf_repro_calls(void) {\n");
   for (uint32_t v = 0; v < s->nvals; v++)
     sf_buf_printf(out, "  %s *h%u = NULL;\n", api->handles[s->vals[v].htype].ctype, v + 1);
   uint32_t nkept = 0;
@@ -278,7 +285,12 @@ int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
     sf_buf_printf(out, "  if (h%u) %s(h%u);\n", v + 1, api->funcs[h->destructor].name, v + 1);
   }
   if (nkept) sf_buf_printf(out, "  while (nkept) free(kept[--nkept]);\n");
-  sf_buf_printf(out, "  return 0;\n}\n");
+  sf_buf_printf(out, "  return 0;\n}\n\n"
+                     "__attribute__((noinline)) static void sf_repro_wipe_stack(void) {\n"
+                     "  volatile char junk[1 << 16];\n"
+                     "  memset((char *)junk, 0, sizeof junk);\n}\n\n"
+                     "int main(void) {\n  int rc = sf_repro_calls();\n  sf_repro_wipe_stack();\n  "
+                     "return rc;\n}\n");
   sf_life_free(&life);
   return 0;
 }

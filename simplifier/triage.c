@@ -77,11 +77,14 @@ static void parse_report(const sf_api *api, const char *text, report *r) {
     } else if (strstr(line, "freed by thread")) {
       r->has_freed = true;
       cur = &r->freed;
-    } else if (strstr(line, "previously allocated by thread")) {
+    } else if (strstr(line, "allocated by thread")) { /* "previously allocated by", too */
       r->has_alloc = true;
       cur = &r->alloc;
     } else if ((m = strstr(line, "runtime error: "))) {
       snprintf(r->kind, sizeof r->kind, "ubsan");
+      cur = &r->crash; /* its stack follows, when printed */
+    } else if (strstr(line, "ERROR: libFuzzer: ") || strstr(line, "ERROR: seqfuzz: ")) {
+      cur = &r->crash; /* a deadly signal, a timeout: the stack follows */
     } else {
       const char *q = line;
       while (*q == ' ')
@@ -118,89 +121,165 @@ static bool borrows_handle_of(const sf_func *g, uint32_t htype) {
   return false;
 }
 
-/* out = s with argument j of call ci replaced by another handle of the same
- * type: one alive at that point, else a second value made by the call that
- * made the first, just before ci. -1 when neither gives a valid sequence of
- * the same calls. */
-static int unalias(const sf_seq *s, uint32_t ci, uint32_t i, uint32_t j, sf_seq *out) {
+/* out = s with argument j of call ci given a second value in the state of
+ * the first: just before ci, the call that made it and every later call
+ * that took it (its history: the adds that filled a set) are made again on
+ * a new value, which call ci then gets. -1 when that is no valid sequence
+ * of the same calls plus the history. */
+static int remake_before(const sf_seq *s, uint32_t ci, uint32_t j, sf_seq *out) {
   const sf_arg *a = sf_seq_args(s, ci);
-  uint32_t htype = s->vals[a[j].bits].htype;
+  uint64_t v = a[j].bits;
+  uint32_t p = s->vals[v].call, first = s->calls[ci].val0;
+  uint64_t *map = malloc(((size_t)s->nvals + 1) * sizeof *map);
+  if (!map) return -1;
+  sf_seq_clear(out);
+  out->observed = s->observed;
+  for (uint32_t x = 0; x <= s->nvals; x++)
+    map[x] = x;
+  bool ok = true;
+  for (uint32_t c = 0; c < ci && ok; c++)
+    ok = sf_seq_append_from(out, s, c, map) != NULL;
+  /* The history, on the new value: map v to it once its producer ran. */
+  uint64_t remade = first + (v - s->calls[p].val0);
+  uint32_t nhist = 0;
+  for (uint32_t c = p; c < ci && ok; c++) {
+    const sf_func *f = sf_seq_func(s, c);
+    const sf_arg *ca = sf_seq_args(s, c);
+    bool takes_v = c == p, consumes_other = false;
+    for (uint32_t k = 0; k < f->nparams; k++) {
+      if (f->params[k].kind != SF_HANDLE || !sf_param_is_input(&f->params[k])) continue;
+      if (ca[k].bits == v)
+        takes_v = true;
+      else if (f->params[k].flags & SF_P_CONSUME)
+        consumes_other = true;
+    }
+    if (c == p && consumes_other) ok = false;        /* cannot be made twice */
+    if (!ok || !takes_v || consumes_other) continue; /* what it consumed is gone */
+    ok = sf_seq_append_from(out, s, c, map) != NULL;
+    nhist++;
+    if (c == p) map[v] = remade;
+  }
+  uint32_t extra = out->nvals - first;
+  for (uint32_t x = 0; x <= s->nvals; x++)
+    map[x] = x < first ? x : x + extra;
+  for (uint32_t c = ci; c < s->ncalls && ok; c++) {
+    sf_arg *na = sf_seq_append_from(out, s, c, map);
+    ok = na != NULL;
+    if (ok && c == ci) na[j].bits = remade;
+  }
+  free(map);
+  return ok && sf_seq_repair(out) == 0 && out->ncalls == s->ncalls + nhist &&
+                 sf_seq_validate(out, NULL, 0) == 0
+             ? 0
+             : -1;
+}
+
+/* out = s with argument j of call ci replaced by the k-th other handle of
+ * the same type alive there. -1 when there is none or it is not valid. */
+static int other_alive(const sf_seq *s, uint32_t ci, uint32_t i, uint32_t j, uint32_t k,
+                       sf_seq *out) {
+  const sf_arg *a = sf_seq_args(s, ci);
   sf_life life;
   sf_life_init(&life, s->api);
   int rc = 0;
   for (uint32_t c = 0; c < ci && rc == 0; c++)
     rc = sf_life_apply(&life, s->calls[c].func, sf_seq_args(s, c));
-  uint32_t cand[16], n = rc ? 0 : sf_life_candidates(&life, htype, cand, 16);
+  uint32_t cand[16], n = rc ? 0 : sf_life_candidates(&life, s->vals[a[j].bits].htype, cand, 16);
   sf_life_free(&life);
-  for (uint32_t k = 0; k < n && k < 16; k++) {
-    if (cand[k] == a[i].bits || sf_seq_copy(out, s) != 0) continue;
-    sf_seq_args(out, ci)[j].bits = cand[k];
-    if (sf_seq_repair(out) == 0 && sf_seq_validate(out, NULL, 0) == 0) return 0;
+  for (uint32_t m = 0; m < n && m < 16; m++) {
+    if (cand[m] == a[i].bits || k-- > 0) continue;
+    if (sf_seq_copy(out, s) != 0) return -1;
+    sf_seq_args(out, ci)[j].bits = cand[m];
+    return sf_seq_repair(out) == 0 && sf_seq_validate(out, NULL, 0) == 0 ? 0 : -1;
   }
-  /* A second value from the producer of the first, inserted before ci: value
-   * ids from ci on shift by what it makes. */
-  uint32_t p = s->vals[a[j].bits].call;
-  uint32_t made = (p + 1 < s->ncalls ? s->calls[p + 1].val0 : s->nvals) - s->calls[p].val0;
-  uint32_t first = s->calls[ci].val0;
-  uint64_t *map = malloc((s->nvals + 1) * sizeof *map);
-  if (!map) return -1;
-  sf_seq_clear(out);
-  out->observed = s->observed;
-  for (uint32_t v = 0; v < s->nvals; v++)
-    map[v] = v < first ? v : v + made;
-  bool ok = true;
-  for (uint32_t c = 0; c < s->ncalls && ok; c++) {
-    if (c == ci) ok = sf_seq_append_from(out, s, p, map) != NULL;
-    sf_arg *na = ok ? sf_seq_append_from(out, s, c, map) : NULL;
-    ok = na != NULL;
-    if (ok && c == ci) na[j].bits = first + (a[j].bits - s->calls[p].val0);
-  }
-  free(map);
-  if (ok && sf_seq_repair(out) == 0 && out->ncalls == s->ncalls + 1 &&
-      sf_seq_validate(out, NULL, 0) == 0)
-    return 0;
   return -1;
 }
 
 /* Does the crash of s (signature sig) happen without the alias of
- * arguments i and j of call ci? */
+ * arguments i and j of call ci? Tried with a second value made the way the
+ * first was, then with up to two others alive at that point. */
 static bool crashes_without_alias(const sf_seq *s, uint32_t ci, uint32_t i, uint32_t j,
                                   sf_runner *runner, const sf_signature *sig) {
   if (!runner) return false;
   sf_seq v;
   sf_seq_init(&v, s->api);
-  sf_buf enc = {0};
-  sf_signature got;
-  bool same = unalias(s, ci, i, j, &v) == 0 && sf_seq_encode(&v, &enc) == 0 &&
-              sf_runner_run(runner, enc.data, enc.len, &got, NULL) == 0 &&
-              sf_signature_equal(&got, sig);
-  sf_buf_free(&enc);
+  bool same = false;
+  for (uint32_t attempt = 0; attempt < 3 && !same; attempt++) {
+    int built =
+        attempt == 0 ? remake_before(s, ci, j, &v) : other_alive(s, ci, i, j, attempt - 1, &v);
+    sf_buf enc = {0};
+    sf_signature got;
+    same = built == 0 && sf_seq_encode(&v, &enc) == 0 &&
+           sf_runner_run(runner, enc.data, enc.len, &got, NULL) == 0 &&
+           sf_signature_equal(&got, sig);
+    sf_buf_free(&enc);
+  }
   sf_seq_free(&v);
   return same;
 }
 
 /* Is the innermost frame of the crash inside the target in one of the
  * description's headers (glue: C the grammar's author wrote)? */
-static const char *glue_frame(const sf_api *api, const report *r, const sf_signature *sig,
-                              const char **file) {
-  if (!sig->nframes) return NULL;
-  for (unsigned k = 0; k < r->crash.n; k++) {
-    if (strcmp(r->crash.names[k], sig->frames[0]) != 0) continue;
-    for (uint32_t h = 0; h < api->nheaders; h++) {
-      const char *base = strrchr(api->headers[h], '/');
-      base = base ? base + 1 : api->headers[h];
-      if (strcmp(base, r->crash.files[k]) == 0) {
-        *file = api->headers[h];
-        return r->crash.names[k];
-      }
-    }
-    return NULL;
+static const char *glue_header(const sf_api *api, const char *file) {
+  for (uint32_t h = 0; h < api->nheaders; h++) {
+    const char *base = strrchr(api->headers[h], '/');
+    base = base ? base + 1 : api->headers[h];
+    if (strcmp(base, file) == 0) return api->headers[h];
   }
   return NULL;
 }
 
-sf_verdict sf_triage_classify(const sf_seq *s, const char *text, sf_runner *runner, char *reason,
-                              size_t len) {
+static const char *glue_frame(const sf_api *api, const report *r, const sf_signature *sig,
+                              const char **file) {
+  if (!sig->nframes) return NULL;
+  for (unsigned k = 0; k < r->crash.n; k++)
+    if (strcmp(r->crash.names[k], sig->frames[0]) == 0)
+      return (*file = glue_header(api, r->crash.files[k])) ? r->crash.names[k] : NULL;
+  return NULL;
+}
+
+/* A buffer overflow in the library, called by a glue function, on a block
+ * the glue or seqfuzz's executor allocated (an argument whose length the
+ * glue passed): the glue function, or NULL. */
+static const char *overrun_through_glue(const sf_api *api, const report *r, const char **file) {
+  if (!strstr(r->kind, "buffer-overflow") || !r->has_alloc) return NULL;
+  const char *glue = NULL;
+  for (unsigned k = 1; k < r->crash.n && !glue; k++)
+    if ((*file = glue_header(api, r->crash.files[k]))) glue = r->crash.names[k];
+  if (!glue) return NULL;
+  for (unsigned k = 0; k < r->alloc.n; k++) {
+    const char *file = r->alloc.files[k];
+    if (!file[0] || strstr(file, ".cpp"))
+      continue; /* malloc and its kin: the sanitizer's, no source of the target */
+    return glue_header(api, r->alloc.files[k]) || strcmp(r->alloc.files[k], "exec.c") == 0 ? glue
+                                                                                           : NULL;
+  }
+  return NULL;
+}
+
+/* The handle type f makes (its result, else its one out handle), or -1. */
+static int32_t made_type(const sf_func *f) {
+  if (f->ret.kind == SF_HANDLE) return (int32_t)f->ret.type_index;
+  int32_t t = -1;
+  for (uint32_t i = 0; i < f->nparams; i++)
+    if (f->params[i].kind == SF_HANDLE && (f->params[i].flags & SF_P_OUT)) {
+      if (t >= 0) return -1;
+      t = (int32_t)f->params[i].type_index;
+    }
+  return t;
+}
+
+static bool makes_type(const sf_func *f, uint32_t htype) {
+  if (f->ret.kind == SF_HANDLE && f->ret.type_index == htype) return true;
+  for (uint32_t i = 0; i < f->nparams; i++)
+    if (f->params[i].kind == SF_HANDLE && (f->params[i].flags & SF_P_OUT) &&
+        f->params[i].type_index == htype)
+      return true;
+  return false;
+}
+
+static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner, char *reason,
+                           size_t len, char *cause, size_t clen) {
   const sf_api *api = s->api;
   report r;
   parse_report(api, text ? text : "", &r);
@@ -215,6 +294,15 @@ sf_verdict sf_triage_classify(const sf_seq *s, const char *text, sf_runner *runn
     snprintf(reason, len,
              "%s in %s, code of the target description (%s), not of the library: fix the glue",
              r.kind[0] ? r.kind : sig.kind, glue, glue_file);
+    snprintf(cause, clen, "glue %s", glue);
+    return SF_LIKELY_MISUSE;
+  }
+  if ((glue = overrun_through_glue(api, &r, &glue_file))) {
+    snprintf(reason, len,
+             "%s in %s on a block the glue function %s (%s) passed it: check the size or "
+             "length the glue gives; fix the glue",
+             r.kind, sig.nframes ? sig.frames[0] : where, glue, glue_file);
+    snprintf(cause, clen, "glue %s", glue);
     return SF_LIKELY_MISUSE;
   }
 
@@ -239,6 +327,7 @@ sf_verdict sf_triage_classify(const sf_seq *s, const char *text, sf_runner *runn
                    "call %u passes the same handle as '%s' and '%s' of %s; if the library does "
                    "not allow that, the grammar should (e.g. `consume` one of them)",
                    ci + 1, f->params[i].name, f->params[j].name, f->name);
+          snprintf(cause, clen, "alias %s %s %s", f->name, f->params[i].name, f->params[j].name);
           return SF_LIKELY_MISUSE;
         }
   }
@@ -247,8 +336,9 @@ sf_verdict sf_triage_classify(const sf_seq *s, const char *text, sf_runner *runn
   if ((strcmp(r.kind, "heap-use-after-free") == 0 || strcmp(r.kind, "double-free") == 0) &&
       r.has_freed && r.has_alloc) {
     int32_t g = outermost_api(&r.freed), c = outermost_api(&r.alloc);
-    bool made_handle = g >= 0 && c >= 0 && api->funcs[c].ret.kind == SF_HANDLE;
-    uint32_t htype = made_handle ? api->funcs[c].ret.type_index : 0, made = 0;
+    int32_t made_by_c = c >= 0 ? made_type(&api->funcs[c]) : -1;
+    bool made_handle = g >= 0 && made_by_c >= 0;
+    uint32_t htype = made_handle ? (uint32_t)made_by_c : 0, made = 0;
     for (uint32_t v = 0; v < s->nvals; v++)
       made += s->vals[v].htype == htype;
     /* Freed and then used inside the one destructor call of the only such
@@ -270,6 +360,7 @@ sf_verdict sf_triage_classify(const sf_seq *s, const char *text, sf_runner *runn
                "it%s%s: a call probably took ownership without `consume`",
                api->handles[htype].name, api->funcs[c].name, api->funcs[g].name,
                suspects[0] ? "; calls that took one: " : "", suspects);
+      snprintf(cause, clen, "ownership %s", api->handles[htype].name);
       return SF_LIKELY_MISUSE;
     }
   }
@@ -281,12 +372,14 @@ sf_verdict sf_triage_classify(const sf_seq *s, const char *text, sf_runner *runn
       if (f->ret.kind == SF_STRING && !f->release && f->owner_param < 0) {
         snprintf(reason, len, "the string %s returns is never freed: declare `release` for it",
                  f->name);
+        snprintf(cause, clen, "release %s", f->name);
         return SF_LIKELY_MISUSE;
       }
       if (f->ret.kind == SF_HANDLE && f->owner_param < 0 &&
           api->handles[f->ret.type_index].destructor < 0) {
         snprintf(reason, len, "handle type %s (made by %s) has no destructor in the grammar",
                  api->handles[f->ret.type_index].name, f->name);
+        snprintf(cause, clen, "destructor %s", api->handles[f->ret.type_index].name);
         return SF_LIKELY_MISUSE;
       }
       snprintf(reason, len,
@@ -311,6 +404,7 @@ sf_verdict sf_triage_classify(const sf_seq *s, const char *text, sf_runner *runn
           snprintf(reason, len,
                    "%s dereferences NULL passed as '%s', which the grammar declares nullable",
                    f->name, p->name);
+          snprintf(cause, clen, "nullable %s %s", f->name, p->name);
           return SF_LIKELY_MISUSE;
         }
       }
@@ -324,25 +418,73 @@ sf_verdict sf_triage_classify(const sf_seq *s, const char *text, sf_runner *runn
              "%s asked for too much memory: the grammar's ranges for its sizes may "
              "be wider than the library accepts",
              where);
+    snprintf(cause, clen, "size %s", where);
     return SF_LIKELY_MISUSE;
   }
+  /* A bug: say where (the innermost frame in the target, and the API call
+   * that led there), and who freed the memory for a use after free. */
   int32_t freer = r.has_freed ? outermost_api(&r.freed) : -1;
-  snprintf(reason, len, "%s %s%s%s; every call kept to the grammar's contract",
-           r.kind[0] ? r.kind : "crash",
-           r.crash.via_cleanup ? "while destroying the handles the caller owned" : "in ",
-           r.crash.via_cleanup ? "" : where,
-           freer >= 0 ? (r.crash.via_cleanup ? " (freed earlier in " : " (freed in ") : "");
-  if (freer >= 0) {
-    size_t n = strlen(reason);
-    char *semi = strstr(reason, "; every");
-    if (semi) {
-      char tail[128];
-      snprintf(tail, sizeof tail, "%s", semi);
-      snprintf(semi, len - (size_t)(semi - reason), "%s)%s", api->funcs[freer].name, tail);
-    }
-    (void)n;
-  }
+  const char *inner = sig.nframes ? sig.frames[0] : where;
+  char at[256], freed[128] = "";
+  if (r.crash.via_cleanup)
+    snprintf(at, sizeof at, "while destroying the handles the caller owned");
+  else if (called >= 0 && strcmp(inner, where) != 0)
+    snprintf(at, sizeof at, "in %s, called by %s", inner, where);
+  else
+    snprintf(at, sizeof at, "in %s", inner);
+  if (freer >= 0)
+    snprintf(freed, sizeof freed, " (freed %sin %s)", r.crash.via_cleanup ? "earlier " : "",
+             api->funcs[freer].name);
+  snprintf(reason, len, "%s %s%s; every call kept to the grammar's contract",
+           r.kind[0]     ? r.kind
+           : sig.kind[0] ? sig.kind
+                         : "crash",
+           at, freed);
   return SF_LIKELY_BUG;
+}
+
+sf_verdict sf_triage_classify(const sf_seq *s, const char *report, sf_runner *runner,
+                              sf_triage_finding *out) {
+  out->cause[0] = 0;
+  out->verdict =
+      classify(s, report, runner, out->reason, sizeof out->reason, out->cause, sizeof out->cause);
+  if (out->verdict == SF_LIKELY_BUG) out->cause[0] = 0;
+  return out->verdict;
+}
+
+/* The leaked handle type of a leak report on s, with the functions s calls
+ * that do not make that type in called[] (api->nfuncs entries); -1 when
+ * the report is no leak of a handle an API call made. */
+static int32_t lost_handle(const sf_seq *s, const char *text, uint8_t *called) {
+  const sf_api *api = s->api;
+  report r;
+  parse_report(api, text ? text : "", &r);
+  int32_t maker = r.has_alloc ? outermost_api(&r.alloc) : -1;
+  int32_t made = maker >= 0 ? made_type(&api->funcs[maker]) : -1;
+  if (strcmp(r.kind, "leak") != 0 || made < 0) return -1;
+  memset(called, 0, api->nfuncs);
+  for (uint32_t ci = 0; ci < s->ncalls; ci++)
+    called[s->calls[ci].func] = !makes_type(sf_seq_func(s, ci), (uint32_t)made);
+  return made;
+}
+
+bool sf_triage_same_root(const sf_seq *a, const char *report_a, const sf_seq *b,
+                         const char *report_b) {
+  uint32_t n = a->api->nfuncs;
+  uint8_t *fa = malloc(n ? n : 1), *fb = malloc(n ? n : 1);
+  bool same = false;
+  if (fa && fb && a->api == b->api) {
+    int32_t ta = lost_handle(a, report_a, fa), tb = lost_handle(b, report_b, fb);
+    bool a_in_b = true, b_in_a = true;
+    for (uint32_t fi = 0; fi < n; fi++) {
+      a_in_b &= !fa[fi] || fb[fi];
+      b_in_a &= !fb[fi] || fa[fi];
+    }
+    same = ta >= 0 && ta == tb && (a_in_b || b_in_a);
+  }
+  free(fa);
+  free(fb);
+  return same;
 }
 
 /* out = s with only the first `keep` calls of func (the later ones dropped

@@ -36,13 +36,34 @@ typedef enum sf_verdict {
   SF_LIKELY_MISUSE,
 } sf_verdict;
 
+typedef struct sf_triage_finding {
+  sf_verdict verdict;
+  char reason[512]; /* one sentence */
+  /* For a misuse, the grammar's mistake one fix mends ("ownership pnode",
+   * "glue recg_set_line"): crashes with one cause are one group whatever
+   * their signatures. "" for a likely bug. */
+  char cause[128];
+} sf_triage_finding;
+
 /* Classify the crash of sequence s (its minimized form, ideally) from the
- * sanitizer report of running it; the reason is one sentence. A reason that
- * can be checked is checked by running variants of s with runner (the alias
- * one: the same crash with two different handles is no alias's fault);
- * runner may be NULL (nothing checked). */
-sf_verdict sf_triage_classify(const sf_seq *s, const char *report, sf_runner *runner, char *reason,
-                              size_t len);
+ * sanitizer report of running it. A reason that can be checked is checked
+ * by running variants of s with runner (the alias one: the same crash with
+ * two different handles is no alias's fault); runner may be NULL (nothing
+ * checked). Returns out->verdict. */
+sf_verdict sf_triage_classify(const sf_seq *s, const char *report, sf_runner *runner,
+                              sf_triage_finding *out);
+
+/* Are two crashes, each a minimized sequence and the report of running
+ * it, of one root cause although their signatures differ? A leak's
+ * signature names where the lost object was allocated, and when that is
+ * its constructor, one bug (a sort that drops a node) makes one signature
+ * per constructor of nodes. Two leaks of handles of one type are one root
+ * cause when the functions one sequence calls, less every function that
+ * makes handles of that type (how the object was made is no part of how it
+ * was lost), are among those the other calls (a minimizer may leave a call
+ * more). False for anything else: signatures decide. */
+bool sf_triage_same_root(const sf_seq *a, const char *report_a, const sf_seq *b,
+                         const char *report_b);
 
 /* Is the timeout of sequence s work the sequence asked for rather than a
  * hang? (a tree duplicated into itself 30 times takes 2^30 steps, each call

@@ -64,8 +64,9 @@ int bag_put(bag *b, int x) {
 
 int bag_merge(bag *dst, bag *src) {
   unsigned n = src->n;
-  int *scratch = malloc((n + 1) * sizeof *scratch); /* the bug: never freed */
-  if (n) memcpy(scratch, src->items, n * sizeof *scratch);
+  if (!n) return 0;                           /* so the leak needs a source with items */
+  int *scratch = malloc(n * sizeof *scratch); /* the bug: never freed */
+  memcpy(scratch, src->items, n * sizeof *scratch);
   for (unsigned i = 0; i < n; i++)
     if (bag_put(dst, scratch[i])) return -1;
   return 0;
