@@ -8,7 +8,8 @@
 #    run that saved it;
 #  - triage all of them (`seqfuzz triage`): groups, verdicts, reasons.
 # Prints a table per library; the triage reports stay in OUT/LIB/triage.txt.
-#   [NO_BUILD=1] bench/findings_targets.sh [SECONDS=600] [OUT=build/findings] [LIB...]
+#   [NO_BUILD=1] [REPLAY_ONLY=1] bench/findings_targets.sh [SECONDS=600] [OUT=build/findings] [LIB...]
+# REPLAY_ONLY=1 replays and triages the inputs an earlier run saved in OUT.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-600}
@@ -16,7 +17,7 @@ out=${2:-$root/build/findings}
 shift 2 2>/dev/null || shift $#
 libs=("$@")
 [ ${#libs[@]} -gt 0 ] || libs=(cjson zlib sqlite3 pcre2 libyaml)
-sf=$root/build/targets/tools/seqfuzz
+sf=${SEQFUZZ:-$root/build/targets/tools/seqfuzz}
 mkdir -p "$out"
 printf '%-8s %6s %8s %10s %9s %7s %s\n' lib runs saved replayed empty groups "bug/misuse"
 for lib in "${libs[@]}"; do
@@ -26,28 +27,32 @@ for lib in "${libs[@]}"; do
   bindir=$root/build/targets/$lib/libfuzzer
   bin=$bindir/${lib}_seqfuzz api=$bindir/${lib}_seqfuzz.api
   w=$out/$lib
-  rm -rf "$w" && mkdir -p "$w/corpus" "$w/art" "$w/logs"
-  unzip -q -o "$bindir/${lib}_seqfuzz_seed_corpus.zip" -d "$w/corpus"
-  dict=()
-  [ -f "$bindir/${lib}_seqfuzz.dict" ] && dict=(-dict="$bindir/${lib}_seqfuzz.dict")
-  # Fuzz: one run per crash until the time is used.
-  start=$(date +%s) run=0
-  : >"$w/saved.txt"
-  while :; do
-    left=$((secs - ($(date +%s) - start)))
-    [ "$left" -gt 5 ] || break
-    run=$((run + 1))
-    ls "$w/art" >"$w/before.txt"
-    SEQFUZZ_STATS=0 "$bin" "$w/corpus" -seed="$run" -max_total_time="$left" -timeout=25 \
-      -rss_limit_mb=2560 "${dict[@]}" -artifact_prefix="$w/art/" >"$w/logs/run-$run.log" 2>&1
-    # libFuzzer's file for a crash outside its run of an input is empty
-    # (and always has the same name): kept aside, one per run.
-    empty_file=$w/art/crash-da39a3ee5e6b4b0d3255bfef95601890afd80709
-    [ -e "$empty_file" ] && mkdir -p "$w/empty" && mv "$empty_file" "$w/empty/run-$run"
-    ls "$w/art" | comm -13 "$w/before.txt" - | while read -r f; do
-      echo "$f $run" >>"$w/saved.txt"
+  if [ "${REPLAY_ONLY:-0}" = 1 ] && [ -f "$w/saved.txt" ]; then
+    run=$(ls "$w/logs" | grep -c '^run-')
+  else
+    rm -rf "$w" && mkdir -p "$w/corpus" "$w/art" "$w/logs"
+    unzip -q -o "$bindir/${lib}_seqfuzz_seed_corpus.zip" -d "$w/corpus"
+    dict=()
+    [ -f "$bindir/${lib}_seqfuzz.dict" ] && dict=(-dict="$bindir/${lib}_seqfuzz.dict")
+    # Fuzz: one run per crash until the time is used.
+    start=$(date +%s) run=0
+    : >"$w/saved.txt"
+    while :; do
+      left=$((secs - ($(date +%s) - start)))
+      [ "$left" -gt 5 ] || break
+      run=$((run + 1))
+      ls "$w/art" >"$w/before.txt"
+      SEQFUZZ_STATS=0 "$bin" "$w/corpus" -seed="$run" -max_total_time="$left" -timeout=25 \
+        -rss_limit_mb=2560 "${dict[@]}" -artifact_prefix="$w/art/" >"$w/logs/run-$run.log" 2>&1
+      # libFuzzer's file for a crash outside its run of an input is empty
+      # (and always has the same name): kept aside, one per run.
+      empty_file=$w/art/crash-da39a3ee5e6b4b0d3255bfef95601890afd80709
+      [ -e "$empty_file" ] && mkdir -p "$w/empty" && mv "$empty_file" "$w/empty/run-$run"
+      ls "$w/art" | comm -13 "$w/before.txt" - | while read -r f; do
+        echo "$f $run" >>"$w/saved.txt"
+      done
     done
-  done
+  fi
   # Replay each saved input; libFuzzer's empty file for a crash in a probe
   # counts as replayed when the probe's own file from that run replays.
   saved=0 replayed=0 empty=0

@@ -148,8 +148,7 @@ void sf_signature_parse(const char *report, size_t len, sf_signature *sig) {
   memset(sig, 0, sizeof *sig);
   if (!report) return;
   const char *end = report + len;
-  char ubsan_site[SF_SIG_FRAME_LEN] = "";
-  find_kind(report, end, sig, ubsan_site);
+  find_kind(report, end, sig, sig->site);
   if (!sig->crashed) return;
   /* The first stack: lines "    #N 0xADDR in FUNC WHERE". A leak's is the
    * allocation stack of its largest leak: only the allocation site counts
@@ -157,7 +156,7 @@ void sf_signature_parse(const char *report, size_t len, sf_signature *sig) {
    * constructor, parsed or built) varies with the sequence, not with the bug
    * that lost it. */
   bool in_stack = false, timeout = strcmp(sig->kind, "timeout") == 0;
-  unsigned max_frames = strcmp(sig->kind, "leak") == 0 ? 1 : SF_SIG_FRAMES;
+  unsigned max_frames = strcmp(sig->kind, "leak") == 0 || sig->site[0] ? 1 : SF_SIG_FRAMES;
   unsigned seen = 0; /* frames inside the target, all of them for a timeout */
   for (const char *l = report; l < end && (timeout || seen < max_frames);
        l = line_end(l, end) + 1) {
@@ -190,14 +189,11 @@ void sf_signature_parse(const char *report, size_t len, sf_signature *sig) {
     seen++;
   }
   sig->nframes = timeout && seen > 2 ? 2 : seen;
-  if (sig->nframes == 0 && ubsan_site[0]) {
-    snprintf(sig->frames[0], sizeof sig->frames[0], "%s", ubsan_site);
-    sig->nframes = 1;
-  }
 }
 
 bool sf_signature_equal(const sf_signature *a, const sf_signature *b) {
-  if (a->crashed != b->crashed || strcmp(a->kind, b->kind) || a->nframes != b->nframes)
+  if (a->crashed != b->crashed || strcmp(a->kind, b->kind) || a->nframes != b->nframes ||
+      strcmp(a->site, b->site))
     return false;
   for (unsigned i = 0; i < a->nframes; i++)
     if (strcmp(a->frames[i], b->frames[i])) return false;
@@ -212,6 +208,8 @@ void sf_signature_format(const sf_signature *sig, char *out, size_t outlen) {
   int n = snprintf(out, outlen, "%s", sig->kind);
   for (unsigned i = 0; i < sig->nframes && n > 0 && (size_t)n < outlen; i++)
     n += snprintf(out + n, outlen - (size_t)n, "%s%s", i ? " < " : " in ", sig->frames[i]);
+  if (sig->site[0] && n > 0 && (size_t)n < outlen)
+    snprintf(out + n, outlen - (size_t)n, " at %s", sig->site);
 }
 
 /* ---- running inputs ------------------------------------------------------ */

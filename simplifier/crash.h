@@ -10,7 +10,8 @@
  * API call and what it was looping in): where an endless loop happens to be
  * when the alarm rings says nothing about which loop it is. A leak names its
  * allocation site only (one bug that loses objects made by several calls is
- * one group). A UBSan report without a stack names its file:line. */
+ * one group). A UBSan report names its file:line (and its function when
+ * it has a stack). */
 #ifndef SF_CRASH_H
 #define SF_CRASH_H
 
@@ -23,11 +24,13 @@
 
 typedef struct sf_signature {
   bool crashed;
-  char kind[64]; /* "heap-use-after-free", "SEGV", "leak", ... */
-  /* Function names, innermost first (a UBSan report without a stack: its
-   * "file.c:line"). */
-  char frames[SF_SIG_FRAMES][SF_SIG_FRAME_LEN];
+  char kind[64];                                /* "heap-use-after-free", "SEGV", "leak", ... */
+  char frames[SF_SIG_FRAMES][SF_SIG_FRAME_LEN]; /* function names, innermost first */
   unsigned nframes;
+  /* UBSan: "file.c:line" of the report, with at most the innermost frame:
+   * one site is one bug whoever called it, and two sites are two even in
+   * one function or with no stack printed. "" otherwise. */
+  char site[SF_SIG_FRAME_LEN];
 } sf_signature;
 
 /* Parse a sanitizer / libFuzzer report. crashed is false when the text has

@@ -265,6 +265,24 @@ static void test_validate_ownership(void **state) {
   sf_api_free(api);
 }
 
+/* in decodes (into s) to a valid sequence whose encoding is a fixed point
+ * (t: scratch). */
+static void decodes_to_fixed_point(const sf_api *api, const sf_buf *in, sf_seq *s, sf_seq *t,
+                                   int iter) {
+  assert_int_equal(sf_seq_decode(s, api, in->data, in->len), SF_DECODE_OK);
+  char err[256];
+  if (sf_seq_validate(s, err, sizeof err)) fail_msg("iteration %d: %s", iter, err);
+  sf_buf e1 = {0}, e2 = {0};
+  assert_int_equal(sf_seq_encode(s, &e1), 0);
+  assert_int_equal(sf_seq_decode(t, api, e1.data, e1.len), SF_DECODE_OK);
+  assert_true(sf_seq_equal(s, t));
+  assert_int_equal(sf_seq_encode(t, &e2), 0);
+  assert_int_equal(e1.len, e2.len);
+  assert_memory_equal(e1.data, e2.data, e1.len);
+  sf_buf_free(&e1);
+  sf_buf_free(&e2);
+}
+
 /* Random bytes over objlib (owned values, consume parameters, a destructor)
  * decode to valid sequences whose encoding is a fixed point. */
 static void test_total_decoding_owned(void **state) {
@@ -275,7 +293,7 @@ static void test_total_decoding_owned(void **state) {
   sf_seq_init(&t, api);
   sf_rng rng;
   sf_rng_seed(&rng, 777);
-  sf_buf in = {0}, e1 = {0}, e2 = {0};
+  sf_buf in = {0};
   for (int iter = 0; iter < 20000; iter++) {
     sf_buf_reset(&in);
     sf_seq_encode_header(api, &in);
@@ -283,21 +301,9 @@ static void test_total_decoding_owned(void **state) {
     size_t n = sf_rng_below(&rng, 120);
     for (size_t i = 0; i < n; i++)
       sf_buf_putc(&in, (uint8_t)sf_rng_below(&rng, sf_rng_chance(&rng, 1, 2) ? 4 : 256));
-    assert_int_equal(sf_seq_decode(&s, api, in.data, in.len), SF_DECODE_OK);
-    char err[256];
-    if (sf_seq_validate(&s, err, sizeof err)) fail_msg("iteration %d: %s", iter, err);
-    sf_buf_reset(&e1);
-    sf_buf_reset(&e2);
-    assert_int_equal(sf_seq_encode(&s, &e1), 0);
-    assert_int_equal(sf_seq_decode(&t, api, e1.data, e1.len), SF_DECODE_OK);
-    assert_true(sf_seq_equal(&s, &t));
-    assert_int_equal(sf_seq_encode(&t, &e2), 0);
-    assert_int_equal(e1.len, e2.len);
-    assert_memory_equal(e1.data, e2.data, e1.len);
+    decodes_to_fixed_point(api, &in, &s, &t, iter);
   }
   sf_buf_free(&in);
-  sf_buf_free(&e1);
-  sf_buf_free(&e2);
   sf_seq_free(&s);
   sf_seq_free(&t);
   sf_api_free(api);
@@ -317,7 +323,7 @@ static void test_total_decoding(void **state) {
   sf_seq_encode(&s, &base);
   sf_rng rng;
   sf_rng_seed(&rng, 12345);
-  sf_buf in = {0}, e1 = {0}, e2 = {0};
+  sf_buf in = {0};
   long calls = 0;
   for (int iter = 0; iter < 100000; iter++) {
     sf_buf_reset(&in);
@@ -345,23 +351,11 @@ static void test_total_decoding(void **state) {
         if (in.len <= SF_HEADER_SIZE) break;
       }
     }
-    assert_int_equal(sf_seq_decode(&s, api, in.data, in.len), SF_DECODE_OK);
-    char err[256];
-    if (sf_seq_validate(&s, err, sizeof err)) fail_msg("iteration %d: %s", iter, err);
+    decodes_to_fixed_point(api, &in, &s, &t, iter);
     calls += s.ncalls;
-    sf_buf_reset(&e1);
-    sf_buf_reset(&e2);
-    assert_int_equal(sf_seq_encode(&s, &e1), 0);
-    assert_int_equal(sf_seq_decode(&t, api, e1.data, e1.len), SF_DECODE_OK);
-    assert_true(sf_seq_equal(&s, &t));
-    assert_int_equal(sf_seq_encode(&t, &e2), 0);
-    assert_int_equal(e1.len, e2.len);
-    assert_memory_equal(e1.data, e2.data, e1.len);
   }
   assert_true(calls > 100000); /* the bytes really exercised call decoding */
   sf_buf_free(&in);
-  sf_buf_free(&e1);
-  sf_buf_free(&e2);
   sf_buf_free(&base);
   sf_seq_free(&s);
   sf_seq_free(&t);
