@@ -278,6 +278,32 @@ static bool makes_type(const sf_func *f, uint32_t htype) {
   return false;
 }
 
+static bool calls_func(const sf_seq *s, uint32_t func) {
+  for (uint32_t ci = 0; ci < s->ncalls; ci++)
+    if (s->calls[ci].func == func) return true;
+  return false;
+}
+
+/* Does func take a handle of a type of which s has a value made by a call
+ * that took a handle of type htype (a blob opened on a connection)? The
+ * call of func may be the cleanup's. */
+static bool works_on_made_from(const sf_seq *s, uint32_t func, uint32_t htype) {
+  const sf_func *f = &s->api->funcs[func];
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    if (f->params[i].kind != SF_HANDLE || !sf_param_is_input(&f->params[i])) continue;
+    for (uint32_t v = 0; v < s->nvals; v++) {
+      if (s->vals[v].htype != f->params[i].type_index) continue;
+      const sf_func *pf = sf_seq_func(s, s->vals[v].call);
+      const sf_arg *pa = sf_seq_args(s, s->vals[v].call);
+      for (uint32_t k = 0; k < pf->nparams; k++)
+        if (pf->params[k].kind == SF_HANDLE && sf_param_is_input(&pf->params[k]) &&
+            pa[k].bits != SF_NULL_REF && s->vals[pa[k].bits].htype == htype)
+          return true;
+    }
+  }
+  return false;
+}
+
 static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner, char *reason,
                            size_t len, char *cause, size_t clen) {
   const sf_api *api = s->api;
@@ -345,6 +371,22 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
      * handle: the library's own doing, no ownership the grammar got wrong. */
     bool inside_destructor = made_handle && g == api->handles[htype].destructor &&
                              outermost_api(&r.crash) == g && made == 1;
+    /* Freed by its own destructor, which the sequence called, and used
+     * afterwards by a call on something made from it: the grammar let that
+     * outlive it. Whether it may is the library's contract, not seqfuzz's to
+     * guess. */
+    int32_t user = outermost_api(&r.crash);
+    if (made_handle && g == api->handles[htype].destructor && user >= 0 && user != g &&
+        calls_func(s, (uint32_t)g) && works_on_made_from(s, (uint32_t)user, htype)) {
+      snprintf(reason, len,
+               "a %s freed by its destructor %s was used afterwards by %s: if what %s works on "
+               "must not outlive its %s, the grammar should say so (`owned_by`); if the "
+               "library promises to wait for it, this is a bug",
+               api->handles[htype].name, api->funcs[g].name, api->funcs[user].name,
+               api->funcs[user].name, api->handles[htype].name);
+      snprintf(cause, clen, "outlive %s %s", api->handles[htype].name, api->funcs[user].name);
+      return SF_LIKELY_MISUSE;
+    }
     if (made_handle && !inside_destructor) {
       /* Calls of the sequence that took such a handle without consuming it. */
       char suspects[160] = "";

@@ -295,6 +295,44 @@ static void test_leaks_of_one_root_cause(void **state) {
   sf_api_free(api);
 }
 
+/* A connection freed by its own destructor, then used by the destructor of
+ * a blob opened on it: whether a blob may outlive its connection is the
+ * library's contract (sqlite3_close_v2 promises to wait); no `consume` is
+ * missing, so the reason must not say one is. */
+static void test_dependent_used_after_its_parent_is_destroyed(void **state) {
+  (void)state;
+  sf_api *api = parse_api_text("api db;\nhandle db;\nhandle blob;\n"
+                               "func db *db_open(void);\n"
+                               "func int db_close(db *d) destructor;\n"
+                               "func int blob_open(db *d, out blob **b) error != 0;\n"
+                               "func int blob_close(blob *b) destructor;\n");
+  sf_seq s;
+  sf_seq_init(&s, api);
+  parse_seq_ok(&s, api, "d = db_open();\nblob_open(d, &b);\ndb_close(d);\n");
+  static const char *uaf = "==1==ERROR: AddressSanitizer: heap-use-after-free on address "
+                           "0x602000000010 at pc 0x1\n"
+                           "READ of size 8 at 0x602000000010 thread T0\n"
+                           "    #0 0x1 in blob_close /src/db.c:60:3\n"
+                           "    #1 0x2 in ffi_call_unix64\n"
+                           "\n"
+                           "freed by thread T0 here:\n"
+                           "    #0 0x1 in free\n"
+                           "    #1 0x2 in db_close /src/db.c:20:3\n"
+                           "    #2 0x3 in ffi_call_unix64\n"
+                           "\n"
+                           "previously allocated by thread T0 here:\n"
+                           "    #0 0x1 in malloc\n"
+                           "    #1 0x2 in db_open /src/db.c:10:3\n"
+                           "    #2 0x3 in ffi_call_unix64\n";
+  sf_triage_finding f;
+  assert_int_equal(sf_triage_classify(&s, uaf, NULL, &f), SF_LIKELY_MISUSE);
+  assert_null(strstr(f.reason, "consume"));
+  assert_non_null(strstr(f.reason, "owned_by"));
+  assert_string_equal(f.cause, "outlive db blob_close");
+  sf_seq_free(&s);
+  sf_api_free(api);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_alias_elsewhere_is_not_misuse),
@@ -306,6 +344,7 @@ int main(void) {
       cmocka_unit_test(test_fuzzing_log_signature),
       cmocka_unit_test(test_crash_in_glue_is_the_description),
       cmocka_unit_test(test_leaks_of_one_root_cause),
+      cmocka_unit_test(test_dependent_used_after_its_parent_is_destroyed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
