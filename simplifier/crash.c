@@ -35,6 +35,7 @@ static bool machinery(const char *fn, const char *where) {
                                             "_start",
                                             "main",
                                             "raise",
+                                            "__assert",
                                             "__pthread_kill",
                                             "pthread_kill",
                                             "gsignal",

@@ -216,6 +216,15 @@ static void test_fuzzing_log_signature(void **state) {
   char a[256];
   format_of(log, a, sizeof a);
   assert_string_equal(a, "deadly in tally_check");
+  /* A failed assert() is the library's, not the C library's. */
+  static const char *assertion = "==7== ERROR: libFuzzer: deadly signal\n"
+                                 "    #0 0x1 in __sanitizer_print_stack_trace\n"
+                                 "    #1 0x2 in abort stdlib/abort.c:79:7\n"
+                                 "    #2 0x3 in __assert_fail_base assert/assert.c:92:3\n"
+                                 "    #3 0x4 in __assert_fail assert/assert.c:101:3\n"
+                                 "    #4 0x5 in sqlite3VdbeList /src/sqlite3.c:90:3\n";
+  format_of(assertion, a, sizeof a);
+  assert_string_equal(a, "deadly in sqlite3VdbeList");
 }
 
 /* A crash whose innermost frame in the target is in one of the
