@@ -22,6 +22,8 @@ static bool machinery(const char *fn, const char *where) {
   static const char *const fn_prefixes[] = {"sf_",
                                             "LLVMFuzzer",
                                             "fuzzer::",
+                                            "ExecuteFiles", /* libAFLDriver (AFL++ 4.04c) */
+                                            "__afl_",
                                             "__asan",
                                             "__ubsan",
                                             "__sanitizer",
