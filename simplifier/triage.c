@@ -218,8 +218,8 @@ static bool crashes_without_alias(const sf_seq *s, uint32_t ci, uint32_t i, uint
   return same;
 }
 
-/* Is the innermost frame of the crash inside the target in one of the
- * description's headers (glue: C the grammar's author wrote)? */
+/* The description's header (glue: C the grammar's author wrote) whose base
+ * name is file, or NULL. */
 static const char *glue_header(const sf_api *api, const char *file) {
   for (uint32_t h = 0; h < api->nheaders; h++) {
     const char *base = strrchr(api->headers[h], '/');
@@ -229,6 +229,8 @@ static const char *glue_header(const sf_api *api, const char *file) {
   return NULL;
 }
 
+/* Is the innermost frame of the crash inside the target in a glue header?
+ * Its function (and the header in *file), or NULL. */
 static const char *glue_frame(const sf_api *api, const report *r, const sf_signature *sig,
                               const char **file) {
   if (!sig->nframes) return NULL;
@@ -248,11 +250,10 @@ static const char *overrun_through_glue(const sf_api *api, const report *r, cons
     if ((*file = glue_header(api, r->crash.files[k]))) glue = r->crash.names[k];
   if (!glue) return NULL;
   for (unsigned k = 0; k < r->alloc.n; k++) {
-    const char *file = r->alloc.files[k];
-    if (!file[0] || strstr(file, ".cpp"))
+    const char *where = r->alloc.files[k];
+    if (!where[0] || strstr(where, ".cpp"))
       continue; /* malloc and its kin: the sanitizer's, no source of the target */
-    return glue_header(api, r->alloc.files[k]) || strcmp(r->alloc.files[k], "exec.c") == 0 ? glue
-                                                                                           : NULL;
+    return glue_header(api, where) || strcmp(where, "exec.c") == 0 ? glue : NULL;
   }
   return NULL;
 }
@@ -369,13 +370,13 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
       made += s->vals[v].htype == htype;
     /* Freed and then used inside the one destructor call of the only such
      * handle: the library's own doing, no ownership the grammar got wrong. */
-    bool inside_destructor = made_handle && g == api->handles[htype].destructor &&
-                             outermost_api(&r.crash) == g && made == 1;
+    bool inside_destructor =
+        made_handle && g == api->handles[htype].destructor && called == g && made == 1;
     /* Freed by its own destructor, which the sequence called, and used
      * afterwards by a call on something made from it: the grammar let that
      * outlive it. Whether it may is the library's contract, not seqfuzz's to
      * guess. */
-    int32_t user = outermost_api(&r.crash);
+    int32_t user = called; /* the call that used it */
     if (made_handle && g == api->handles[htype].destructor && user >= 0 && user != g &&
         calls_func(s, (uint32_t)g) && works_on_made_from(s, (uint32_t)user, htype)) {
       snprintf(reason, len,
