@@ -53,6 +53,13 @@ int cmd_embed(int argc, char **argv) {
       sf_buf_printf(&out, "    {\"%s\", (void *)&%s},\n", api->funcs[i].release,
                     api->funcs[i].release);
   }
+  /* The second implementation's symbols (differential mode). */
+  for (uint32_t i = 0; api->diff && i < api->nfuncs; i++) {
+    char buf[512];
+    const char *sym = sf_diff_symbol(api, i, buf, sizeof buf);
+    if (strcmp(sym, api->funcs[i].name) != 0)
+      sf_buf_printf(&out, "    {\"%s\", (void *)&%s},\n", sym, sym);
+  }
   sf_buf_printf(&out, "    {NULL, NULL},\n};\n");
   int rc = cli_write_file(out_path, out.data, out.len) ? 1 : 0;
   sf_buf_free(&text);

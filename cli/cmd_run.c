@@ -20,6 +20,20 @@ static void *resolve_dl(void *ctx, const char *name) {
   return sym ? sym : dlsym(RTLD_DEFAULT, name);
 }
 
+/* The second implementation (differential mode): the mapped symbols. */
+typedef struct twin_ctx {
+  const sf_api *api;
+  void *handle;
+} twin_ctx;
+
+static void *resolve_twin(void *ctx, const char *name) {
+  const twin_ctx *t = ctx;
+  int32_t fi = sf_api_find_func(t->api, name);
+  char buf[512];
+  return resolve_dl(t->handle,
+                    fi < 0 ? name : sf_diff_symbol(t->api, (uint32_t)fi, buf, sizeof buf));
+}
+
 static void print_outcome(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o) {
   (void)ctx;
   (void)x;
@@ -39,6 +53,15 @@ static int run_child(const sf_api *api, const sf_seq *s, const char *lib) {
   char err[512];
   sf_exec *x = sf_exec_new(api, resolve_dl, handle, err, sizeof err);
   if (!x) return cli_error("%s%s", err, lib ? "" : " (give the library with --lib)"), CHILD_SETUP;
+  twin_ctx tc = {api, handle};
+  sf_exec *twin = NULL;
+  if (api->diff && !(getenv("SEQFUZZ_DIFF") && strcmp(getenv("SEQFUZZ_DIFF"), "0") == 0)) {
+    twin = sf_exec_new(api, resolve_twin, &tc, err, sizeof err);
+    if (!twin)
+      return cli_error("the second implementation (%s): %s", api->diff->name, err), CHILD_SETUP;
+    sf_exec_generic_checks(twin, false);
+    sf_exec_set_twin(x, twin);
+  }
   /* Run as the fuzzer replays it (observers at the end if s->observed). */
   static sf_feedback fb;
   sf_run_result r;
@@ -49,6 +72,7 @@ static int run_child(const sf_api *api, const sf_seq *s, const char *lib) {
     printf("outcome: stopped at call %u: %s\n", r.stop_call + 1, sf_run_status_name(r.status));
   fflush(stdout);
   sf_exec_free(x);
+  sf_exec_free(twin);
   return r.status == SF_RUN_OK ? 0 : CHILD_STOPPED;
 }
 

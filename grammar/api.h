@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct sf_buf;
+
 /* Kinds of values a parameter or result can have. */
 typedef enum sf_kind {
   SF_VOID,
@@ -94,7 +96,75 @@ enum {
   SF_F_DESTRUCTOR = 1 << 0,  /* destroys its first handle parameter (the cleanup call) */
   SF_F_OBSERVER = 1 << 1,    /* pure query of a handle: describes its abstract state */
   SF_F_INVALIDATOR = 1 << 2, /* derived: named in some function's invalidated_by */
+  /* `nondeterministic`: its results may differ between two runs of one
+   * sequence (a clock, an address); no oracle compares them. */
+  SF_F_NONDETERMINISTIC = 1 << 3,
 };
+
+/* ---- contracts (docs/grammar.md §4a) ------------------------------------
+ * An expression over a call: its result, its arguments, observers of its
+ * handles, and their values before the call (`old`). Evaluated by the
+ * harness after the call; printed as C by the reproducer. */
+typedef enum sf_expr_op {
+  SF_E_INT,   /* value */
+  SF_E_FLOAT, /* fvalue */
+  SF_E_STR,   /* str */
+  SF_E_NULL,
+  SF_E_RET,   /* the call's result */
+  SF_E_PARAM, /* index: a parameter of the function (of an invariant: its handle, 0) */
+  SF_E_CALL,  /* index: an observer, called with kids (one per input parameter) */
+  SF_E_OLD,   /* kids[0] evaluated before the call; index: its slot */
+  SF_E_NOT,
+  SF_E_NEG,
+  SF_E_AND,
+  SF_E_OR,
+  SF_E_EQ,
+  SF_E_NE,
+  SF_E_LT,
+  SF_E_LE,
+  SF_E_GT,
+  SF_E_GE,
+  SF_E_ADD,
+  SF_E_SUB,
+  SF_E_MUL,
+  SF_E_DIV,
+  SF_E_MOD,
+} sf_expr_op;
+
+typedef struct sf_expr {
+  sf_expr_op op;
+  uint32_t index;
+  int64_t value;
+  double fvalue;
+  const char *str;
+  struct sf_expr **kids;
+  uint32_t nkids;
+} sf_expr;
+
+typedef struct sf_contract {
+  const char *text; /* as written, for reports */
+  sf_expr *expr;
+  uint32_t nold; /* old() slots, numbered 0..nold-1 in the order they are written */
+  uint32_t line;
+} sf_contract;
+
+/* `invariant T v: expr;`: holds for every live value of handle type T after
+ * every call that takes or makes it. */
+typedef struct sf_invariant {
+  uint32_t handle;
+  const char *var;
+  sf_contract contract;
+} sf_invariant;
+
+/* `differential NAME { ... }`: a second implementation of the API. */
+typedef struct sf_differential {
+  const char *name;
+  const char *prefix;  /* prepended to unmapped function names; NULL: same symbol */
+  const char **symbol; /* per function: its symbol in the second implementation, or NULL */
+  uint8_t *ignore;     /* per function: nothing it returns is compared */
+  double *tolerance;   /* per function: relative tolerance on floats (0: exact) */
+  uint32_t line;
+} sf_differential;
 
 typedef struct sf_func {
   const char *name;
@@ -122,6 +192,9 @@ typedef struct sf_func {
    * that built a value, or moved data between handles, with one call on
    * the printed text. */
   int32_t inverse_of;
+  /* `ensures`: postconditions checked after each call made. */
+  sf_contract *ensures;
+  uint32_t nensures;
   /* Derived: how many handles a call produces (result + out parameters). */
   uint32_t nproduced;
   uint32_t line; /* where the function was declared */
@@ -160,6 +233,9 @@ typedef struct sf_api {
   uint32_t nenums;
   sf_func *funcs;
   uint32_t nfuncs;
+  sf_invariant *invariants;
+  uint32_t ninvariants;
+  sf_differential *diff; /* NULL without a differential statement */
   /* Strings listed with `dict`: literal values for mutation. */
   const char **dict;
   uint32_t ndict;
@@ -195,6 +271,18 @@ static inline bool sf_param_is_input(const sf_param *p) {
  * calls these on each live value at its end (its abstract state). -1 when f
  * is no such observer. */
 int32_t sf_func_state_observer(const sf_func *f);
+
+/* The symbol the second implementation calls for function fi (the
+ * function's own name when it maps nothing). Needs api->diff. */
+const char *sf_diff_symbol(const sf_api *api, uint32_t fi, char *buf, size_t buflen);
+
+/* Print e. leaf(ctx, e, out) prints SF_E_RET, SF_E_PARAM and SF_E_OLD nodes
+ * (and may print others itself, returning true); the rest is printed as C,
+ * fully parenthesized, observer calls by name. Used for reports and for C
+ * reproducers. */
+typedef bool (*sf_expr_leaf_fn)(void *ctx, const sf_expr *e, struct sf_buf *out);
+void sf_expr_print(const sf_api *api, const sf_expr *e, sf_expr_leaf_fn leaf, void *ctx,
+                   struct sf_buf *out);
 
 /* Does v satisfy p's precondition (range and exclusions)? v holds the value
  * in the low sf_kind_size(p->kind) bytes, sign-extended for signed kinds. */

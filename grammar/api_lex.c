@@ -233,7 +233,7 @@ sf_tok sf_lex_next(sf_lexer *lx) {
   }
   if (isdigit(c) || (c == '-' && isdigit(peek(lx, 1)))) return lex_number(lx, t);
   if (c == '"') return lex_string(lx, t);
-  static const char *const two[] = {"!=", "==", "<=", ">=", "->", NULL};
+  static const char *const two[] = {"!=", "==", "<=", ">=", "->", "&&", "||", NULL};
   for (int i = 0; two[i]; i++) {
     if (c == two[i][0] && peek(lx, 1) == two[i][1]) {
       memcpy(t.punct, two[i], 3);
@@ -244,7 +244,7 @@ sf_tok sf_lex_next(sf_lexer *lx) {
       return t;
     }
   }
-  if (strchr("(){}[];,=*&<>|:-", c) && c != 0) {
+  if (strchr("(){}[];,=*&<>|:-+/%!", c) && c != 0) {
     t.punct[0] = (char)c;
     advance(lx);
     t.kind = SF_TOK_PUNCT;

@@ -33,6 +33,7 @@ typedef struct parser {
   sf_api *api;
   pending_ref *pending;
   uint32_t npending;
+  const char *prev_end; /* end of the last token consumed */
 } parser;
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -87,6 +88,7 @@ static bool oom(parser *ps) {
 }
 
 static void next(parser *ps) {
+  ps->prev_end = ps->tok.start ? ps->tok.start + ps->tok.len : ps->prev_end;
   ps->tok = sf_lex_next(&ps->lx);
 }
 
@@ -743,9 +745,458 @@ static bool parse_inverse_of(parser *ps, sf_func *f, uint32_t fidx, const sf_tok
   return expect_ident(ps, "a function name", &r->name);
 }
 
+static void expr_free(sf_expr *e) {
+  if (!e) return;
+  for (uint32_t k = 0; k < e->nkids; k++)
+    expr_free(e->kids[k]);
+  free(e->kids);
+  free((char *)e->str);
+  free(e);
+}
+
+/* ---- contracts: expressions (docs/grammar.md §4a) ----------------------- */
+
+/* Where an expression is written: a function's `ensures` (f set) or an
+ * invariant (its variable's name and handle type). */
+typedef struct expr_scope {
+  const sf_func *f;
+  const char *var;
+  uint32_t var_handle;
+  bool in_old;
+  uint32_t nold;
+} expr_scope;
+
+/* A call's name is resolved after the whole file is read (observers are
+ * often declared after the functions whose contracts use them): until then
+ * it is kept in str, and where it was written in value (line << 32 | col). */
+static sf_expr *new_expr(parser *ps, sf_expr_op op) {
+  sf_expr *e = calloc(1, sizeof *e);
+  if (!e) oom(ps);
+  if (e) e->op = op;
+  return e;
+}
+
+static bool add_kid(parser *ps, sf_expr *e, sf_expr *kid) {
+  sf_expr **slot = push(&e->kids, &e->nkids, sizeof *slot);
+  if (!slot) {
+    expr_free(kid);
+    return oom(ps);
+  }
+  *slot = kid;
+  return true;
+}
+
+static sf_expr *parse_or(parser *ps, expr_scope *sc);
+
+static sf_expr *binary(parser *ps, sf_expr_op op, sf_expr *l, sf_expr *r) {
+  if (!l || !r) {
+    expr_free(l);
+    expr_free(r);
+    return NULL;
+  }
+  sf_expr *e = new_expr(ps, op);
+  if (!e || !add_kid(ps, e, l) || !add_kid(ps, e, r)) {
+    if (e)
+      expr_free(e);
+    else {
+      expr_free(l);
+      expr_free(r);
+    }
+    return NULL;
+  }
+  return e;
+}
+
+static sf_expr *parse_primary(parser *ps, expr_scope *sc) {
+  sf_tok t = ps->tok;
+  if (t.kind == SF_TOK_INT || t.kind == SF_TOK_FLOAT) {
+    sf_expr *e = new_expr(ps, t.kind == SF_TOK_INT ? SF_E_INT : SF_E_FLOAT);
+    if (e) {
+      e->value = t.neg ? -(int64_t)t.u : (int64_t)t.u;
+      if (t.neg && t.u == (1ULL << 63)) e->value = INT64_MIN;
+      e->fvalue = t.d;
+    }
+    next(ps);
+    return e;
+  }
+  if (t.kind == SF_TOK_STRING) {
+    sf_expr *e = new_expr(ps, SF_E_STR);
+    if (e && !(e->str = dupn((const char *)ps->lx.text.data, ps->lx.text.len))) {
+      free(e);
+      e = NULL;
+      oom(ps);
+    }
+    next(ps);
+    return e;
+  }
+  if (accept(ps, "(")) {
+    sf_expr *e = parse_or(ps, sc);
+    if (e && !expect(ps, ")")) {
+      expr_free(e);
+      return NULL;
+    }
+    return e;
+  }
+  if (t.kind != SF_TOK_IDENT) {
+    fail_at(ps, &t, "expected a value, a name or '('");
+    return NULL;
+  }
+  next(ps);
+  if (name_is("null", &t)) return new_expr(ps, SF_E_NULL);
+  if (name_is("old", &t) && sf_tok_is(&ps->tok, "(")) {
+    if (!sc->f) {
+      fail_at(ps, &t, "old() is for postconditions: an invariant holds at all times");
+      return NULL;
+    }
+    if (sc->in_old) {
+      fail_at(ps, &t, "old() inside old()");
+      return NULL;
+    }
+    next(ps);
+    sc->in_old = true;
+    sf_expr *inner = parse_or(ps, sc);
+    sc->in_old = false;
+    if (!inner || !expect(ps, ")")) {
+      expr_free(inner);
+      return NULL;
+    }
+    sf_expr *e = new_expr(ps, SF_E_OLD);
+    if (!e || !add_kid(ps, e, inner)) {
+      if (!e) expr_free(inner);
+      free(e);
+      return NULL;
+    }
+    e->index = sc->nold++;
+    return e;
+  }
+  if (sf_tok_is(&ps->tok, "(")) { /* an observer call, resolved later */
+    next(ps);
+    sf_expr *e = new_expr(ps, SF_E_CALL);
+    if (!e) return NULL;
+    e->index = UINT32_MAX;
+    e->value = (int64_t)((uint64_t)t.line << 32 | t.col);
+    if (!(e->str = dupn(t.start, t.len))) {
+      free(e);
+      oom(ps);
+      return NULL;
+    }
+    if (!sf_tok_is(&ps->tok, ")")) {
+      do {
+        sf_expr *arg = parse_or(ps, sc);
+        if (!arg || !add_kid(ps, e, arg)) {
+          expr_free(e);
+          return NULL;
+        }
+      } while (accept(ps, ","));
+    }
+    if (!expect(ps, ")")) {
+      expr_free(e);
+      return NULL;
+    }
+    return e;
+  }
+  if (sc->f && name_is("ret", &t)) {
+    if (sc->f->ret.kind == SF_VOID) {
+      fail_at(ps, &t, "'ret': the function returns nothing");
+      return NULL;
+    }
+    if (sc->in_old) {
+      fail_at(ps, &t, "'ret' has no value before the call");
+      return NULL;
+    }
+    return new_expr(ps, SF_E_RET);
+  }
+  if (sc->var && name_is(sc->var, &t)) {
+    sf_expr *e = new_expr(ps, SF_E_PARAM);
+    return e;
+  }
+  for (uint32_t j = 0; sc->f && j < sc->f->nparams; j++) {
+    const sf_param *p = &sc->f->params[j];
+    if (!name_is(p->name, &t)) continue;
+    if (sc->in_old && (p->flags & SF_P_OUT)) {
+      fail(ps, t.line, t.col, "'%s' is written by the call: it has no value before it", p->name);
+      return NULL;
+    }
+    sf_expr *e = new_expr(ps, SF_E_PARAM);
+    if (e) e->index = j;
+    return e;
+  }
+  const sf_const *c = find_const(ps->api, &t);
+  if (c) {
+    sf_expr *e = new_expr(ps, SF_E_INT);
+    if (e) e->value = c->value;
+    return e;
+  }
+  fail(ps, t.line, t.col, "unknown name '%.*s' (a parameter, 'ret', a constant or an observer)",
+       (int)t.len, t.start);
+  return NULL;
+}
+
+static sf_expr *parse_unary(parser *ps, expr_scope *sc) {
+  sf_expr_op op;
+  if (accept(ps, "!"))
+    op = SF_E_NOT;
+  else if (accept(ps, "-"))
+    op = SF_E_NEG;
+  else
+    return parse_primary(ps, sc);
+  sf_expr *kid = parse_unary(ps, sc);
+  if (!kid) return NULL;
+  sf_expr *e = new_expr(ps, op);
+  if (!e || !add_kid(ps, e, kid)) {
+    if (!e) expr_free(kid);
+    free(e);
+    return NULL;
+  }
+  return e;
+}
+
+/* A literal written directly after an operand, "-1" in "a -1", is lexed as
+ * a negative number: it is a subtraction. */
+static bool negative_literal(const parser *ps) {
+  return (ps->tok.kind == SF_TOK_INT || ps->tok.kind == SF_TOK_FLOAT) && ps->tok.neg;
+}
+
+static sf_expr *parse_product(parser *ps, expr_scope *sc) {
+  sf_expr *l = parse_unary(ps, sc);
+  while (l) {
+    sf_expr_op op;
+    if (accept(ps, "*"))
+      op = SF_E_MUL;
+    else if (accept(ps, "/"))
+      op = SF_E_DIV;
+    else if (accept(ps, "%"))
+      op = SF_E_MOD;
+    else
+      break;
+    l = binary(ps, op, l, parse_unary(ps, sc));
+  }
+  return l;
+}
+
+static sf_expr *parse_sum(parser *ps, expr_scope *sc) {
+  sf_expr *l = parse_product(ps, sc);
+  while (l) {
+    if (negative_literal(ps)) { /* "x -1": x + (-1) */
+      l = binary(ps, SF_E_ADD, l, parse_product(ps, sc));
+      continue;
+    }
+    sf_expr_op op;
+    if (accept(ps, "+"))
+      op = SF_E_ADD;
+    else if (accept(ps, "-"))
+      op = SF_E_SUB;
+    else
+      break;
+    l = binary(ps, op, l, parse_product(ps, sc));
+  }
+  return l;
+}
+
+static sf_expr *parse_compare(parser *ps, expr_scope *sc) {
+  sf_expr *l = parse_sum(ps, sc);
+  static const struct {
+    const char *s;
+    sf_expr_op op;
+  } ops[] = {{"==", SF_E_EQ}, {"!=", SF_E_NE}, {"<=", SF_E_LE},
+             {">=", SF_E_GE}, {"<", SF_E_LT},  {">", SF_E_GT}};
+  for (size_t i = 0; l && i < sizeof ops / sizeof *ops; i++)
+    if (accept(ps, ops[i].s)) return binary(ps, ops[i].op, l, parse_sum(ps, sc));
+  return l;
+}
+
+static sf_expr *parse_and(parser *ps, expr_scope *sc) {
+  sf_expr *l = parse_compare(ps, sc);
+  while (l && accept(ps, "&&"))
+    l = binary(ps, SF_E_AND, l, parse_compare(ps, sc));
+  return l;
+}
+
+static sf_expr *parse_or(parser *ps, expr_scope *sc) {
+  sf_expr *l = parse_and(ps, sc);
+  while (l && accept(ps, "||"))
+    l = binary(ps, SF_E_OR, l, parse_and(ps, sc));
+  return l;
+}
+
+/* A contract: the expression and its text as written. */
+static bool parse_contract(parser *ps, expr_scope *sc, sf_contract *c) {
+  c->line = ps->tok.line;
+  const char *start = ps->tok.start;
+  c->expr = parse_or(ps, sc);
+  if (!c->expr) return false;
+  c->nold = sc->nold;
+  if (!(c->text = dupn(start, (size_t)(ps->prev_end - start)))) return oom(ps);
+  return true;
+}
+
+static bool parse_invariant(parser *ps) {
+  sf_tok t = ps->tok;
+  int32_t h = -1;
+  for (uint32_t i = 0; i < ps->api->nhandles; i++)
+    if (name_is(ps->api->handles[i].name, &t)) h = (int32_t)i;
+  if (h < 0) return fail_at(ps, &t, "expected a handle type");
+  next(ps);
+  sf_invariant *inv = push(&ps->api->invariants, &ps->api->ninvariants, sizeof *inv);
+  if (!inv) return oom(ps);
+  inv->handle = (uint32_t)h;
+  if (!expect_ident(ps, "a name for the handle", (char **)&inv->var)) return false;
+  if (!expect(ps, ":")) return false;
+  expr_scope sc = {.var = inv->var, .var_handle = (uint32_t)h};
+  return parse_contract(ps, &sc, &inv->contract) && expect(ps, ";");
+}
+
+/* The kind of value e has: a handle type (>= 0), or -1 (a number or a
+ * string), -2 (unknown until run time: null). */
+static int32_t expr_handle(const sf_api *api, const expr_scope *sc, const sf_expr *e) {
+  if (e->op == SF_E_RET) return sc->f->ret.kind == SF_HANDLE ? (int32_t)sc->f->ret.type_index : -1;
+  if (e->op == SF_E_PARAM && sc->var) return (int32_t)sc->var_handle;
+  if (e->op == SF_E_PARAM) {
+    const sf_param *p = &sc->f->params[e->index];
+    return p->kind == SF_HANDLE ? (int32_t)p->type_index : -1;
+  }
+  if (e->op == SF_E_OLD) return expr_handle(api, sc, e->kids[0]);
+  if (e->op == SF_E_NULL) return -2;
+  return -1;
+}
+
+/* Resolve the observer calls of e, now that every function is declared. */
+static void resolve_expr(parser *ps, const expr_scope *sc, sf_expr *e) {
+  for (uint32_t k = 0; k < e->nkids; k++)
+    resolve_expr(ps, sc, e->kids[k]);
+  if (e->op != SF_E_CALL || e->index != UINT32_MAX) return;
+  uint32_t line = (uint32_t)((uint64_t)e->value >> 32), col = (uint32_t)e->value;
+  int32_t fi = sf_api_find_func(ps->api, e->str);
+  if (fi < 0) {
+    fail(ps, line, col, "no function named '%s'", e->str);
+    return;
+  }
+  const sf_func *g = &ps->api->funcs[fi];
+  if (!(g->flags & SF_F_OBSERVER)) {
+    fail(ps, line, col, "'%s' is not an observer: a contract may call only observers", g->name);
+    return;
+  }
+  uint32_t inputs = 0;
+  for (uint32_t j = 0; j < g->nparams; j++) {
+    const sf_param *p = &g->params[j];
+    if (!sf_param_is_input(p)) continue;
+    if (inputs < e->nkids) {
+      const sf_expr *a = e->kids[inputs];
+      int32_t h = expr_handle(ps->api, sc, a);
+      bool ok = p->kind == SF_HANDLE ? (h >= 0 && (uint32_t)h == p->type_index)
+                : p->kind == SF_STRING || sf_kind_is_int(p->kind) || p->kind == SF_ENUM ||
+                        p->kind == SF_FLAGS || p->kind == SF_BOOL || p->kind == SF_F32 ||
+                        p->kind == SF_F64
+                    ? h == -1
+                    : false;
+      if (!ok) {
+        fail(ps, line, col, "argument %u of '%s' must be %s", inputs + 1, g->name,
+             p->kind == SF_HANDLE   ? ps->api->handles[p->type_index].name
+             : p->kind == SF_STRING ? "a string"
+             : p->kind == SF_BUFFER || p->kind == SF_ARRAY
+                 ? "(nothing: an observer in a contract takes no buffer)"
+                 : "a number");
+        return;
+      }
+    }
+    inputs++;
+  }
+  if (inputs != e->nkids) {
+    fail(ps, line, col, "'%s' takes %u arguments, not %u", g->name, inputs, e->nkids);
+    return;
+  }
+  free((char *)e->str);
+  e->str = NULL;
+  e->value = 0;
+  e->index = (uint32_t)fi;
+}
+
+static void resolve_contracts(parser *ps) {
+  for (uint32_t i = 0; i < ps->api->nfuncs; i++) {
+    expr_scope sc = {.f = &ps->api->funcs[i]};
+    for (uint32_t k = 0; k < ps->api->funcs[i].nensures; k++)
+      resolve_expr(ps, &sc, ps->api->funcs[i].ensures[k].expr);
+  }
+  for (uint32_t i = 0; i < ps->api->ninvariants; i++) {
+    sf_invariant *inv = &ps->api->invariants[i];
+    expr_scope sc = {.var = inv->var, .var_handle = inv->handle};
+    resolve_expr(ps, &sc, inv->contract.expr);
+  }
+}
+
+/* ---- differential mode -------------------------------------------------- */
+
+static int32_t expect_func(parser *ps) {
+  sf_tok t = ps->tok;
+  int32_t fi = -1;
+  for (uint32_t i = 0; i < ps->api->nfuncs; i++)
+    if (name_is(ps->api->funcs[i].name, &t)) fi = (int32_t)i;
+  if (fi < 0) {
+    fail(ps, t.line, t.col, "no function named '%.*s' (declare it before the block)", (int)t.len,
+         t.start);
+    return -1;
+  }
+  next(ps);
+  return fi;
+}
+
+/* differential NAME { f = symbol; prefix "p_"; ignore f, g; tolerance f 1e-9; } */
+static bool parse_differential(parser *ps) {
+  sf_api *api = ps->api;
+  sf_tok at = ps->tok;
+  if (api->diff) return fail_at(ps, &at, "one differential statement per API");
+  sf_differential *d = calloc(1, sizeof *d);
+  if (!d) return oom(ps);
+  api->diff = d;
+  d->line = at.line;
+  d->symbol = calloc(api->nfuncs + 1, sizeof *d->symbol);
+  d->ignore = calloc(api->nfuncs + 1, 1);
+  d->tolerance = calloc(api->nfuncs + 1, sizeof *d->tolerance);
+  if (!d->symbol || !d->ignore || !d->tolerance) return oom(ps);
+  if (!expect_ident(ps, "a name for the second implementation", (char **)&d->name)) return false;
+  if (!expect(ps, "{")) return false;
+  while (!accept(ps, "}")) {
+    if (ps->tok.kind == SF_TOK_EOF) return fail_at(ps, &ps->tok, "expected '}'");
+    if (accept(ps, "prefix")) {
+      if (d->prefix) return fail_at(ps, &ps->tok, "prefix given twice");
+      if (!expect_string(ps, (char **)&d->prefix)) return false;
+    } else if (accept(ps, "ignore")) {
+      do {
+        int32_t fi = expect_func(ps);
+        if (fi < 0) return false;
+        d->ignore[fi] = 1;
+      } while (accept(ps, ","));
+    } else if (accept(ps, "tolerance")) {
+      int32_t fi = expect_func(ps);
+      if (fi < 0) return false;
+      sf_tok v = ps->tok;
+      if (v.kind != SF_TOK_FLOAT && v.kind != SF_TOK_INT)
+        return fail_at(ps, &v, "expected a relative tolerance (a number)");
+      double tol = v.kind == SF_TOK_FLOAT ? v.d : (double)v.u;
+      if (v.neg || !(tol >= 0 && tol < 1))
+        return fail_at(ps, &v, "a relative tolerance is at least 0 and below 1");
+      d->tolerance[fi] = tol;
+      next(ps);
+    } else {
+      int32_t fi = expect_func(ps);
+      if (fi < 0) return false;
+      if (d->symbol[fi])
+        return fail(ps, ps->tok.line, ps->tok.col, "'%s' is mapped twice", api->funcs[fi].name);
+      if (!expect(ps, "=")) return false;
+      if (!expect_ident(ps, "the symbol of the second implementation", (char **)&d->symbol[fi]))
+        return false;
+    }
+    if (!expect(ps, ";")) return false;
+  }
+  accept(ps, ";");
+  return true;
+}
+
 static bool parse_func(parser *ps) {
   sf_api *api = ps->api;
   type_spec rt;
+  if (api->diff)
+    return fail_at(ps, &ps->tok, "functions are declared before the differential statement");
   if (!parse_type(ps, &rt)) return false;
   if (!check_new_name(ps)) return false;
   uint32_t fidx = api->nfuncs;
@@ -867,6 +1318,13 @@ static bool parse_func(parser *ps) {
         return fail(ps, at.line, at.col, "handle type '%s' already has destructor '%s'", h->name,
                     api->funcs[h->destructor].name);
       h->destructor = (int32_t)fidx;
+    } else if (accept(ps, "ensures")) {
+      sf_contract *c = push(&f->ensures, &f->nensures, sizeof *c);
+      if (!c) return oom(ps);
+      expr_scope sc = {.f = f};
+      if (!parse_contract(ps, &sc, c)) return false;
+    } else if (accept(ps, "nondeterministic")) {
+      f->flags |= SF_F_NONDETERMINISTIC;
     } else if (accept(ps, "observer")) {
       f->flags |= SF_F_OBSERVER;
       bool has_handle = false;
@@ -917,9 +1375,11 @@ static bool parse_statement(parser *ps) {
   if (accept(ps, "flags")) return parse_enum(ps, true);
   if (accept(ps, "dict")) return parse_dict(ps);
   if (accept(ps, "func")) return parse_func(ps);
+  if (accept(ps, "invariant")) return parse_invariant(ps);
+  if (accept(ps, "differential")) return parse_differential(ps);
   return fail_at(ps, &t,
                  "expected a declaration (api, header, library, handle, enum, flags, "
-                 "dict or func)");
+                 "dict, func, invariant or differential)");
 }
 
 static void resolve_pending(parser *ps) {
@@ -1001,8 +1461,9 @@ static uint32_t fingerprint(const sf_api *api) {
     h = sf_hash_mix(h, f->nparams);
     for (uint32_t j = 0; j < f->nparams; j++)
       h = fp_param(h, &f->params[j]);
-    const uint64_t fields[] = {f->flags, f->err_cmp, f->err_value,
-                               (uint64_t)(int64_t)f->owner_param, f->ninvalidated_by};
+    /* Oracles (contracts, nondeterministic) do not change what an input means. */
+    const uint64_t fields[] = {f->flags & ~(uint64_t)SF_F_NONDETERMINISTIC, f->err_cmp,
+                               f->err_value, (uint64_t)(int64_t)f->owner_param, f->ninvalidated_by};
     for (size_t k = 0; k < sizeof fields / sizeof *fields; k++)
       h = sf_hash_mix(h, fields[k]);
     for (uint32_t j = 0; j < f->ninvalidated_by; j++)
@@ -1051,8 +1512,29 @@ void sf_api_free(sf_api *api) {
     free(f->params);
     free(f->invalidated_by);
     free((char *)f->release);
+    for (uint32_t k = 0; k < f->nensures; k++) {
+      expr_free(f->ensures[k].expr);
+      free((char *)f->ensures[k].text);
+    }
+    free(f->ensures);
   }
   free(api->funcs);
+  for (uint32_t i = 0; i < api->ninvariants; i++) {
+    expr_free(api->invariants[i].contract.expr);
+    free((char *)api->invariants[i].contract.text);
+    free((char *)api->invariants[i].var);
+  }
+  free(api->invariants);
+  if (api->diff) {
+    for (uint32_t i = 0; i < api->nfuncs; i++)
+      free((char *)api->diff->symbol[i]);
+    free(api->diff->symbol);
+    free(api->diff->ignore);
+    free(api->diff->tolerance);
+    free((char *)api->diff->name);
+    free((char *)api->diff->prefix);
+    free(api->diff);
+  }
   for (uint32_t i = 0; i < api->ndict; i++)
     free((char *)api->dict[i]);
   free(api->dict);
@@ -1081,6 +1563,7 @@ sf_api *sf_api_parse(const char *text, size_t len, const char *path, char *err, 
     }
   }
   if (ps.nerrors == 0) resolve_pending(&ps);
+  if (ps.nerrors == 0) resolve_contracts(&ps);
   if (ps.nerrors == 0 && !ps.api->name) fail(&ps, 1, 1, "missing 'api NAME;' declaration");
   if (ps.nerrors == 0 && ps.api->nfuncs == 0) fail(&ps, 1, 1, "the API declares no function");
   if (ps.nerrors == 0 && !ps.api->path) fail(&ps, 1, 1, "out of memory");

@@ -3,45 +3,11 @@
 
 #include <ffi.h>
 #include <stdio.h>
-#include "../base/sf_hash.h"
 #include <stdlib.h>
 #include <string.h>
 
-/* One argument as libffi reads it: the bytes at the slot's address. */
-typedef union slot {
-  uint64_t u; /* integers (little endian: narrower ones in the low bytes), float bits */
-  void *p;
-} slot;
-
-typedef struct prepared {
-  void (*fn)(void);
-  void (*release)(void *);
-  ffi_cif cif;
-  ffi_type *argtypes[64];
-  ffi_type *rtype;
-} prepared;
-
-struct sf_exec {
-  const sf_api *api;
-  prepared *funcs;
-  uint32_t **observers; /* per handle type: observers taking just that handle */
-  uint32_t *nobservers;
-  /* Per-run state, kept to reuse the storage. */
-  sf_life life;
-  void **ptrs; /* run-time pointer of each value id */
-  uint32_t nptrs;
-  void **kept; /* `keep` blocks freed at the end of the run */
-  uint32_t nkept, keptcap;
-  void **gone; /* pointers consumed during the run (alias guard) */
-  uint32_t ngone, gonecap;
-  /* Argument blocks of exact sizes, kept between calls: ASan still sees the
-   * exact bounds of each, without a malloc and free per argument. */
-  struct block {
-    void *p;
-    size_t size;
-  } cache[64];
-  uint32_t ncache;
-};
+#include "../base/sf_hash.h"
+#include "exec_internal.h"
 
 /* A block of exactly n bytes. */
 static void *block_get(sf_exec *x, size_t n) {
@@ -213,11 +179,13 @@ sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *
     o[x->nobservers[handle]++] = i;
     x->observers[handle] = o;
   }
+  sf_oracle_init(x);
   return x;
 }
 
 void sf_exec_free(sf_exec *x) {
   if (!x) return;
+  sf_oracle_free(x);
   if (x->observers)
     for (uint32_t h = 0; h < x->api->nhandles; h++)
       free(x->observers[h]);
@@ -269,7 +237,7 @@ static uint64_t widen(sf_kind k, uint64_t raw) {
   return (uint64_t)((int64_t)(low << shift) >> shift);
 }
 
-static bool error_matches(const sf_api *api, const sf_func *f, uint64_t ret) {
+bool sf_exec_error_matches(const sf_api *api, const sf_func *f, uint64_t ret) {
   sf_kind k = f->ret.kind;
   if (k == SF_ENUM || k == SF_FLAGS) k = api->enums[f->ret.type_index].base;
   bool sgn = sf_kind_is_signed(k);
@@ -397,7 +365,7 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
     default:
       o->ret = widen(f->ret.kind, (uint64_t)rv.a);
     }
-    o->failed = error_matches(api, f, o->ret);
+    o->failed = sf_exec_error_matches(api, f, o->ret);
     o->str = f->ret.kind == SF_STRING ? (const char *)rv.p : NULL;
   }
   for (uint32_t k = 0; k < ntemps; k++)
@@ -428,39 +396,65 @@ static void call_destructor(sf_exec *x, uint32_t vid) {
   ffi_call(&pf->cif, pf->fn, rv, argp);
 }
 
+uint64_t sf_exec_call_raw(sf_exec *x, uint32_t fi, const uint64_t *inputs) {
+  const sf_func *f = &x->api->funcs[fi];
+  prepared *pf = &x->funcs[fi];
+  slot slots[64];
+  uint64_t outs[64];
+  void *argp[64];
+  uint32_t in = 0;
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    argp[i] = &slots[i];
+    if (f->params[i].flags & SF_P_OUT)
+      slots[i].p = &outs[i];
+    else
+      slots[i].u = inputs[in++];
+  }
+  union {
+    ffi_arg a;
+    uint64_t u;
+    float f32;
+    double f64;
+    void *p;
+  } rv;
+  rv.u = 0;
+  ffi_call(&pf->cif, pf->fn, &rv, argp);
+  sf_kind k = f->ret.kind;
+  if (k == SF_ENUM || k == SF_FLAGS) k = x->api->enums[f->ret.type_index].base;
+  if (k == SF_F32) {
+    uint32_t b;
+    memcpy(&b, &rv.f32, 4);
+    return b;
+  }
+  if (k == SF_F64) {
+    uint64_t b;
+    memcpy(&b, &rv.f64, 8);
+    return b;
+  }
+  if (k == SF_HANDLE || k == SF_STRING) return (uint64_t)(uintptr_t)rv.p;
+  return widen(k, (uint64_t)rv.a);
+}
+
+uint64_t sf_exec_widen(sf_kind k, uint64_t raw) {
+  return widen(k, raw);
+}
+
 int sf_exec_observe(sf_exec *x, uint32_t vid, uint64_t *state) {
   if (vid >= x->life.n || !x->life.alive[vid] || !x->ptrs[vid]) return -1;
   uint32_t h = x->life.htype[vid];
   if (!x->nobservers[h]) return -1;
   uint64_t st = sf_hash_mix(0x0b5e, h);
+  uint64_t arg = (uint64_t)(uintptr_t)x->ptrs[vid];
   for (uint32_t k = 0; k < x->nobservers[h]; k++) {
     uint32_t fi = x->observers[h][k];
     const sf_func *f = &x->api->funcs[fi];
-    prepared *pf = &x->funcs[fi];
-    slot slots[64];
-    uint64_t outs[64];
-    void *argp[64];
-    for (uint32_t i = 0; i < f->nparams; i++) {
-      argp[i] = &slots[i];
-      if (f->params[i].flags & SF_P_OUT)
-        slots[i].p = &outs[i];
-      else
-        slots[i].p = x->ptrs[vid];
-    }
-    union {
-      ffi_arg a;
-      uint64_t u;
-      void *p;
-    } rv;
-    rv.u = 0;
-    ffi_call(&pf->cif, pf->fn, &rv, argp);
+    uint64_t rv = sf_exec_call_raw(x, fi, &arg);
     if (f->ret.kind == SF_STRING) {
-      const char *str = rv.p;
+      const char *str = (const char *)(uintptr_t)rv;
       st = sf_hash_mix(st, str ? sf_hash_bytes(str, strlen(str), 1) : 0);
-      if (str && pf->release) pf->release(rv.p);
+      if (str && x->funcs[fi].release) x->funcs[fi].release((void *)str);
     } else {
-      unsigned sz = sf_kind_size(f->ret.kind);
-      st = sf_hash_mix(st, sz && sz < 8 ? rv.u & ((1ULL << (sz * 8)) - 1) : rv.u);
+      st = sf_hash_mix(st, rv);
     }
   }
   *state = st ? st : 1;
@@ -534,9 +528,11 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
     if (stop) {
       r.status = stop;
       r.stop_call = ci;
+      if (x->oracle) sf_oracle_after_call(x, s, &o);
       if (hooks && hooks->after_call) hooks->after_call(hooks->ctx, x, s, &o);
       break;
     }
+    if (x->oracle) sf_oracle_before_call(x, s, ci);
     if (!make_call(x, s, ci, &o)) {
       r.status = SF_RUN_OOM;
       r.stop_call = ci;
@@ -552,6 +548,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
             mark_gone(x, (uint32_t)a[i].bits);
           }
       }
+      if (x->oracle) sf_oracle_after_call(x, s, &o);
       if (hooks && hooks->after_call) hooks->after_call(hooks->ctx, x, s, &o);
       r.status = SF_RUN_ERROR_RESULT;
       r.stop_call = ci;
@@ -574,6 +571,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
         vid++;
       }
     }
+    if (x->oracle) sf_oracle_after_call(x, s, &o);
     if (hooks && hooks->after_call) hooks->after_call(hooks->ctx, x, s, &o);
     if (o.str && x->funcs[s->calls[ci].func].release)
       x->funcs[s->calls[ci].func].release((void *)o.str);
@@ -585,8 +583,11 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
 out:
   if (hooks && hooks->before_cleanup && r.status != SF_RUN_INVALID && r.status != SF_RUN_OOM)
     hooks->before_cleanup(hooks->ctx, x, s);
+  if (x->oracle && r.status != SF_RUN_INVALID && r.status != SF_RUN_OOM)
+    sf_oracle_before_cleanup(x, s);
   /* Values never produced (the run stopped early) must not be destroyed. */
   cleanup(x);
+  if (x->oracle && r.status != SF_RUN_INVALID && r.status != SF_RUN_OOM) sf_oracle_after_run(x, s);
   if (result) *result = r;
   return r.status;
 }

@@ -100,4 +100,44 @@ void *sf_exec_value(const sf_exec *x, uint32_t vid);
  * such observer. */
 int sf_exec_observe(sf_exec *x, uint32_t vid, uint64_t *state);
 
+/* ---- oracles beyond crashes (docs/grammar.md §4a) -------------------------
+ * A run checks the API's contracts: each function's `ensures` after each
+ * call made (failed calls too), each `invariant` after every call that takes
+ * or makes a live handle of its type. A violation is reported as a sanitizer
+ * reports a crash, on stderr:
+ *   ==PID==ERROR: seqfuzz: KIND in FUNCTION [WHICH]: what, then details
+ *   SUMMARY: seqfuzz: KIND in FUNCTION [WHICH]
+ * and the process aborts, so the engines save the input. KIND is
+ * contract-violation, invariant-violation, divergence, nondeterminism,
+ * impure-observer or round-trip-failure. */
+typedef void (*sf_violation_fn)(void *ctx, const char *report);
+
+/* Report violations to fn instead of aborting (tests); the run goes on. */
+void sf_exec_on_violation(sf_exec *x, sf_violation_fn fn, void *ctx);
+
+/* Differential mode: every run of s on x is followed by a run on twin (the
+ * second implementation, built by sf_exec_new with its symbols, api->diff),
+ * each with its own handles; per call, what both returned (status, result,
+ * out numbers; strings by content, handles null or not) and the state
+ * observers of the handles it took or made, and at the end every live
+ * value's observers, must agree (`ignore`d and `nondeterministic` functions
+ * aside, floats within the function's `tolerance`). The first difference is
+ * reported as a divergence. NULL turns it off. twin must outlive x. */
+void sf_exec_set_twin(sf_exec *x, sf_exec *twin);
+
+/* Generic contracts on live value vid, during a before_cleanup hook: each
+ * state observer answers the same twice and changes no other one's answer
+ * (impure-observer); a parser declared `inverse_of` a printer of vid's type
+ * accepts what the printer prints of vid, and printing what it parsed gives
+ * the same text (round-trip-failure). */
+void sf_exec_check_value(sf_exec *x, uint32_t vid);
+
+/* Turn the generic checks (sf_exec_check_value, sf_exec_check_repeat) on
+ * (the default) or off. */
+void sf_exec_generic_checks(sf_exec *x, bool on);
+
+/* Run s twice more and compare as the differential mode does
+ * (nondeterminism: one sequence, two answers). */
+void sf_exec_check_repeat(sf_exec *x, const sf_seq *s);
+
 #endif

@@ -27,6 +27,9 @@ static void before_cleanup(void *ctx, sf_exec *x, const sf_seq *s) {
   for (uint32_t v = 0; v < n; v++)
     record_state(x, fb, v);
   fb->nvalues = n;
+  /* The generic contracts hold on every live value (exec.h). */
+  for (uint32_t v = 0; v < s->nvals; v++)
+    sf_exec_check_value(x, v);
 }
 
 /* A run filling fb: observed (states recorded) or plain. */
@@ -56,7 +59,9 @@ sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, 
 
 sf_run_status sf_feedback_replay(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb,
                                  sf_after_call_fn after_call, sf_run_result *result) {
-  return run_recorded(x, s, input_hash, fb, after_call, s->observed, result);
+  sf_run_status st = run_recorded(x, s, input_hash, fb, after_call, s->observed, result);
+  if (s->observed) sf_exec_check_repeat(x, s); /* as the run that found it may have */
+  return st;
 }
 
 bool sf_feedback_valid(const sf_feedback *fb, uint64_t input_hash) {

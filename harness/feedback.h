@@ -53,7 +53,8 @@ uint64_t sf_feedback_input_hash(const uint8_t *data, size_t size);
 
 /* Execute s and fill fb (input_hash given by the caller), observing: every
  * live value's state observers are called at the end, before the cleanup
- * (the mutator's probes, every AFL++ run). */
+ * (the mutator's probes, every AFL++ run), and the generic contracts are
+ * checked on it (sf_exec_check_value). */
 sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb);
 
 typedef void (*sf_after_call_fn)(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o);
@@ -61,7 +62,8 @@ typedef void (*sf_after_call_fn)(void *ctx, sf_exec *x, const sf_seq *s, const s
 /* Execute s as its input says (the engine's libFuzzer runs, replays,
  * traces): observing only when s->observed (an input found by a run that
  * observed, sf_seq), so that a replay crashes where the run that found it
- * did. Fills fb (states only when observed) and *result (may be NULL);
+ * did. An observed input is also run twice more (sf_exec_check_repeat), as
+ * a probe does. Fills fb (states only when observed) and *result (may be NULL);
  * after_call (may be NULL) is called after each call with fb as ctx. */
 sf_run_status sf_feedback_replay(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb,
                                  sf_after_call_fn after_call, sf_run_result *result);

@@ -40,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static struct {
   sf_api *api;
   sf_exec *exec;
+  sf_exec *twin; /* differential mode: the second implementation */
   sf_mutator *mut;
   sf_seq seq, probe_seq;
   sf_options opt;
@@ -83,6 +84,14 @@ static void *resolve_embedded(void *ctx, const char *name) {
   for (const sf_symbol *s = sf_embedded_symbols; s->name; s++)
     if (strcmp(s->name, name) == 0) return s->addr;
   return NULL;
+}
+
+/* The second implementation's symbol for each function (api->diff). */
+static void *resolve_twin(void *ctx, const char *name) {
+  int32_t fi = sf_api_find_func(G.api, name);
+  char buf[512];
+  return resolve_embedded(ctx,
+                          fi < 0 ? name : sf_diff_symbol(G.api, (uint32_t)fi, buf, sizeof buf));
 }
 
 /* The solver server, started at the first use: this very binary. */
@@ -137,6 +146,7 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   sf_cmp_trace_begin();
   probe_guard_arm(&G.probe_seq, hash);
   sf_feedback_run(G.exec, &G.probe_seq, hash, fb);
+  sf_exec_check_repeat(G.exec, &G.probe_seq);
   probe_guard_disarm();
   fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
   if (count_edges) fb->new_edges = sf_edges_new();
@@ -161,6 +171,16 @@ static void init_once(void) {
     exit(1);
   }
   sf_options_from_env(&G.opt);
+  sf_exec_generic_checks(G.exec, G.opt.generic != 0);
+  if (G.api->diff && G.opt.diff) {
+    G.twin = sf_exec_new(G.api, resolve_twin, NULL, err, sizeof err);
+    if (!G.twin) {
+      fprintf(stderr, "seqfuzz: the second implementation (%s): %s\n", G.api->diff->name, err);
+      exit(1);
+    }
+    sf_exec_generic_checks(G.twin, false);
+    sf_exec_set_twin(G.exec, G.twin);
+  }
   sf_mutator_options mo = {.max_calls = (uint32_t)G.opt.max_calls,
                            .no_legality = !G.opt.legality,
                            .no_equivalence = !G.opt.equivalence,
@@ -361,6 +381,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sf_feedback *fb = sf_channel_record(G.channel);
     sf_feedback_run(G.exec, seq, hash, fb);
     legal = fb->status == SF_RUN_OK || fb->status == SF_RUN_ERROR_RESULT;
+    /* Repeating every run would halve the speed: one input in 64, chosen by
+     * its bytes (a replay of it repeats it too, sf_feedback_replay). */
+    if ((hash & 63) == 0) sf_exec_check_repeat(G.exec, seq);
     fb->magic = 0; /* rewritten below, once the comparisons are in */
     fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
     __atomic_store_n(&fb->magic, SF_FB_MAGIC, __ATOMIC_RELEASE);

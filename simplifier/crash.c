@@ -71,6 +71,24 @@ static void set_kind(sf_signature *sig, const char *s, size_t n) {
   sig->crashed = true;
 }
 
+/* "KIND in FUNC [WHICH]: ...": kind, one frame and the site. */
+static bool oracle_finding(const char *m, sf_signature *sig) {
+  size_t k = strcspn(m, " ");
+  if (strncmp(m + k, " in ", 4) != 0) return false;
+  const char *fn = m + k + 4;
+  size_t fl = strcspn(fn, " ");
+  if (strncmp(fn + fl, " [", 2) != 0) return false;
+  const char *which = fn + fl + 2;
+  const char *close = strstr(which, "]: ");
+  if (!close) return false;
+  set_kind(sig, m, k);
+  snprintf(sig->frames[0], sizeof sig->frames[0], "%.*s", (int)fl, fn);
+  sig->nframes = 1;
+  snprintf(sig->site, sizeof sig->site, "%.*s", (int)(close - which), which);
+  sig->oracle = true;
+  return true;
+}
+
 /* The kind: "ERROR: AddressSanitizer: heap-use-after-free on ...",
  * "ERROR: LeakSanitizer: detected memory leaks", "runtime error: ..." (UBSan),
  * "ERROR: libFuzzer: timeout / deadly signal" (or "ERROR: seqfuzz: ..." from
@@ -128,6 +146,10 @@ static void find_kind(const char *p, const char *end, sf_signature *sig, char *u
       if (colon > loc) snprintf(ubsan_site, SF_SIG_FRAME_LEN, "%.*s", (int)(colon - loc), loc);
       return;
     }
+    /* A finding of seqfuzz's oracles (harness/exec.h): "ERROR: seqfuzz:
+     * KIND in FUNC [WHICH]: ..." names its own site; its stack is the
+     * harness's. */
+    if ((m = strstr(line, "ERROR: seqfuzz: ")) && oracle_finding(m + 16, sig)) return;
     /* libFuzzer's driver, or a seqfuzz run server in its stead. */
     if ((m = strstr(line, "ERROR: libFuzzer: ")) || (m = strstr(line, "ERROR: seqfuzz: "))) {
       m = strchr(m + strlen("ERROR: "), ' ') + 1;
@@ -152,7 +174,7 @@ void sf_signature_parse(const char *report, size_t len, sf_signature *sig) {
   if (!report) return;
   const char *end = report + len;
   find_kind(report, end, sig, sig->site);
-  if (!sig->crashed) return;
+  if (!sig->crashed || sig->oracle) return;
   /* The first stack: lines "    #N 0xADDR in FUNC WHERE". A leak's is the
    * allocation stack of its largest leak: only the allocation site counts
    * (the innermost frame in the target), since how the object was made (which
@@ -212,7 +234,7 @@ void sf_signature_format(const sf_signature *sig, char *out, size_t outlen) {
   for (unsigned i = 0; i < sig->nframes && n > 0 && (size_t)n < outlen; i++)
     n += snprintf(out + n, outlen - (size_t)n, "%s%s", i ? " < " : " in ", sig->frames[i]);
   if (sig->site[0] && n > 0 && (size_t)n < outlen)
-    snprintf(out + n, outlen - (size_t)n, " at %s", sig->site);
+    snprintf(out + n, outlen - (size_t)n, sig->oracle ? " [%s]" : " at %s", sig->site);
 }
 
 /* ---- running inputs ------------------------------------------------------ */

@@ -11,7 +11,8 @@
  * when the alarm rings says nothing about which loop it is. A leak names its
  * allocation site only (one bug that loses objects made by several calls is
  * one group). A UBSan report names its file:line (and its function when
- * it has a stack). */
+ * it has a stack). A finding of the oracles (a contract violated, two
+ * implementations that disagree) names its kind, function and rule. */
 #ifndef SF_CRASH_H
 #define SF_CRASH_H
 
@@ -31,6 +32,10 @@ typedef struct sf_signature {
    * one site is one bug whoever called it, and two sites are two even in
    * one function or with no stack printed. "" otherwise. */
   char site[SF_SIG_FRAME_LEN];
+  /* A finding of seqfuzz's oracles (harness/exec.h): kind "divergence",
+   * "contract-violation", ...; frames[0] the function; site which contract
+   * or what differed ("ensures 1", "result"). */
+  bool oracle;
 } sf_signature;
 
 /* Parse a sanitizer / libFuzzer report. crashed is false when the text has

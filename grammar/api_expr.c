@@ -1,0 +1,116 @@
+/* Printing contract expressions, and the differential mapping (api.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../base/sf_buf.h"
+#include "api.h"
+
+const char *sf_diff_symbol(const sf_api *api, uint32_t fi, char *buf, size_t buflen) {
+  const sf_differential *d = api->diff;
+  const char *name = api->funcs[fi].name;
+  if (!d) return name;
+  if (d->symbol[fi]) return d->symbol[fi];
+  if (!d->prefix) return name;
+  snprintf(buf, buflen, "%s%s", d->prefix, name);
+  return buf;
+}
+
+static const char *op_text(sf_expr_op op) {
+  switch (op) {
+  case SF_E_NOT:
+    return "!";
+  case SF_E_NEG:
+    return "-";
+  case SF_E_AND:
+    return " && ";
+  case SF_E_OR:
+    return " || ";
+  case SF_E_EQ:
+    return " == ";
+  case SF_E_NE:
+    return " != ";
+  case SF_E_LT:
+    return " < ";
+  case SF_E_LE:
+    return " <= ";
+  case SF_E_GT:
+    return " > ";
+  case SF_E_GE:
+    return " >= ";
+  case SF_E_ADD:
+    return " + ";
+  case SF_E_SUB:
+    return " - ";
+  case SF_E_MUL:
+    return " * ";
+  case SF_E_DIV:
+    return " / ";
+  case SF_E_MOD:
+    return " % ";
+  default:
+    return "?";
+  }
+}
+
+void sf_expr_print(const sf_api *api, const sf_expr *e, sf_expr_leaf_fn leaf, void *ctx,
+                   sf_buf *out) {
+  if (leaf && leaf(ctx, e, out)) return;
+  switch (e->op) {
+  case SF_E_INT:
+    if (e->value == INT64_MIN)
+      sf_buf_printf(out, "(-9223372036854775807LL - 1)");
+    else
+      sf_buf_printf(out, "%lldLL", (long long)e->value);
+    return;
+  case SF_E_FLOAT:
+    sf_buf_printf(out, "%.17g", e->fvalue);
+    return;
+  case SF_E_STR:
+    sf_buf_printf(out, "\"");
+    for (const char *c = e->str; *c; c++) {
+      unsigned char ch = (unsigned char)*c;
+      if (ch == '"' || ch == '\\')
+        sf_buf_printf(out, "\\%c", ch);
+      else if (ch < 32 || ch > 126)
+        sf_buf_printf(out, "\\%03o", ch);
+      else
+        sf_buf_printf(out, "%c", ch);
+    }
+    sf_buf_printf(out, "\"");
+    return;
+  case SF_E_NULL:
+    sf_buf_printf(out, "NULL");
+    return;
+  case SF_E_RET:
+    sf_buf_printf(out, "ret");
+    return;
+  case SF_E_PARAM:
+    sf_buf_printf(out, "arg%u", e->index);
+    return;
+  case SF_E_OLD:
+    sf_buf_printf(out, "old(");
+    sf_expr_print(api, e->kids[0], leaf, ctx, out);
+    sf_buf_printf(out, ")");
+    return;
+  case SF_E_CALL:
+    sf_buf_printf(out, "%s(", e->index < api->nfuncs ? api->funcs[e->index].name : "?");
+    for (uint32_t k = 0; k < e->nkids; k++) {
+      if (k) sf_buf_printf(out, ", ");
+      sf_expr_print(api, e->kids[k], leaf, ctx, out);
+    }
+    sf_buf_printf(out, ")");
+    return;
+  case SF_E_NOT:
+  case SF_E_NEG:
+    sf_buf_printf(out, "%s(", op_text(e->op));
+    sf_expr_print(api, e->kids[0], leaf, ctx, out);
+    sf_buf_printf(out, ")");
+    return;
+  default:
+    sf_buf_printf(out, "(");
+    sf_expr_print(api, e->kids[0], leaf, ctx, out);
+    sf_buf_printf(out, "%s", op_text(e->op));
+    sf_expr_print(api, e->kids[1], leaf, ctx, out);
+    sf_buf_printf(out, ")");
+  }
+}

@@ -1,0 +1,70 @@
+/* exec_internal.h: the executor's state, shared by exec.c (calls, handle
+ * lifetimes) and oracle.c (contracts, differential and repeat checks, generic
+ * contracts). Private to harness/: other modules use exec.h. */
+#ifndef SF_EXEC_INTERNAL_H
+#define SF_EXEC_INTERNAL_H
+
+#include <ffi.h>
+
+#include "exec.h"
+
+/* One argument as libffi reads it: the bytes at the slot's address. */
+typedef union slot {
+  uint64_t u; /* integers (little endian: narrower ones in the low bytes), float bits */
+  void *p;
+} slot;
+
+typedef struct prepared {
+  void (*fn)(void);
+  void (*release)(void *);
+  ffi_cif cif;
+  ffi_type *argtypes[64];
+  ffi_type *rtype;
+} prepared;
+
+struct sf_exec {
+  const sf_api *api;
+  prepared *funcs;
+  uint32_t **observers; /* per handle type: observers taking just that handle */
+  uint32_t *nobservers;
+  /* Per-run state, kept to reuse the storage. */
+  sf_life life;
+  void **ptrs; /* run-time pointer of each value id */
+  uint32_t nptrs;
+  void **kept; /* `keep` blocks freed at the end of the run */
+  uint32_t nkept, keptcap;
+  void **gone; /* pointers consumed during the run (alias guard) */
+  uint32_t ngone, gonecap;
+  /* Argument blocks of exact sizes, kept between calls: ASan still sees the
+   * exact bounds of each, without a malloc and free per argument. */
+  struct block {
+    void *p;
+    size_t size;
+  } cache[64];
+  uint32_t ncache;
+  struct sf_oracle *oracle; /* oracle.c's state; NULL until first needed */
+};
+
+/* Call function fi with its input parameters' values in order (handles and
+ * strings as pointers, numbers as their bits; out parameters get scratch
+ * space). Returns the raw result (integers widened, floats as bits,
+ * pointers). */
+uint64_t sf_exec_call_raw(sf_exec *x, uint32_t fi, const uint64_t *inputs);
+
+/* Widen the low bytes of raw to 64 bits as kind k's value. */
+uint64_t sf_exec_widen(sf_kind k, uint64_t raw);
+
+/* Does ret match f's error convention? */
+bool sf_exec_error_matches(const sf_api *api, const sf_func *f, uint64_t ret);
+
+/* oracle.c: set up what the API's contracts need (sf_exec_new). */
+void sf_oracle_init(sf_exec *x);
+/* oracle.c, called by sf_exec_run (each a no-op without contracts, twin,
+ * recording). */
+void sf_oracle_before_call(sf_exec *x, const sf_seq *s, uint32_t ci);
+void sf_oracle_after_call(sf_exec *x, const sf_seq *s, const sf_call_outcome *o);
+void sf_oracle_before_cleanup(sf_exec *x, const sf_seq *s);
+void sf_oracle_after_run(sf_exec *x, const sf_seq *s);
+void sf_oracle_free(sf_exec *x);
+
+#endif
