@@ -74,57 +74,495 @@ static void error_test(sf_buf *out, const sf_func *f) {
     sf_buf_printf(out, "r %s %lld", ops[f->err_cmp], (long long)f->err_value);
 }
 
-/* An `observed` input's run ends by calling the state observers on every
- * live value (harness/feedback.h); a crash inside one must happen here too. */
-static void observe_all(const sf_seq *s, sf_buf *out) {
+/* ---- what a reproducer checks besides crashes ------------------------------
+ * With contracts, a second implementation or an input that observes, the
+ * program checks what the harness checks (harness/exec.h) and reports a
+ * violation in the same words, so its signature is the fuzzer's. */
+static const char oracle_runtime[] =
+    "\n/* The harness's oracles (harness/exec.h), reported the same way. */\n"
+    "static void sf_violation(const char *kind, const char *func, const char *which,\n"
+    "                         const char *what) {\n"
+    "  fprintf(stderr, \"==%d==ERROR: seqfuzz: %s in %s [%s]: %s\\n\", (int)getpid(), kind, "
+    "func,\n          which, what);\n"
+    "  fprintf(stderr, \"SUMMARY: seqfuzz: %s in %s [%s]\\n\", kind, func, which);\n"
+    "  abort();\n}\n"
+    "/* A contract that reads a NULL handle or divides by zero says nothing. */\n"
+    "static int sf_unknown;\n"
+    "static int sf_known(const void *h) {\n  if (!h) sf_unknown = 1;\n  return h != 0;\n}\n"
+    "static long long sf_idiv(long long a, long long b, int mod) {\n"
+    "  if (b == 0 || (a == INT64_MIN && b == -1)) return sf_unknown = 1, 0;\n"
+    "  return mod ? a % b : a / b;\n}\n"
+    "static int sf_strcmp(const char *a, const char *b) {\n"
+    "  return !a || !b ? (a != 0) - (b != 0) : strcmp(a, b);\n}\n"
+    "/* A copy of a string result, kept to the end. */\n"
+    "static const char *sf_keep(const char *s) {\n"
+    "  static char *kept[4096];\n  static unsigned n;\n"
+    "  if (!s || n == 4096) return s;\n  return kept[n++] = strdup(s);\n}\n"
+    "/* An observed value: t 0 a number, 1 a float, 2 a string (a copy). */\n"
+    "typedef struct sf_val {\n  int t;\n  long long i;\n  double d;\n  char *s;\n} sf_val;\n"
+    "static sf_val sf_vi(long long i) { return (sf_val){0, i, 0, 0}; }\n"
+    "static sf_val sf_vd(double d) { return (sf_val){1, 0, d, 0}; }\n"
+    "static sf_val sf_vs(const char *s) { return (sf_val){2, s != 0, 0, s ? strdup(s) : 0}; }\n"
+    "static int sf_veq(sf_val a, sf_val b, double tol) {\n"
+    "  if (a.t != b.t) return 0;\n"
+    "  if (a.t == 1)\n"
+    "    return a.d == b.d || (isnan(a.d) && isnan(b.d)) ||\n"
+    "           fabs(a.d - b.d) <= tol * fmax(fabs(a.d), fabs(b.d));\n"
+    "  return a.i == b.i && (a.t != 2 || !a.s || strcmp(a.s, b.s) == 0);\n}\n"
+    "static void sf_vprint(char *buf, size_t n, sf_val v) {\n"
+    "  if (v.t == 1) snprintf(buf, n, \"%.17g\", v.d);\n"
+    "  else if (v.t == 2 && v.s) snprintf(buf, n, \"\\\"%.300s\\\"\", v.s);\n"
+    "  else if (v.t == 2) snprintf(buf, n, \"NULL\");\n"
+    "  else snprintf(buf, n, \"%lld\", v.i);\n}\n"
+    "/* What a run saw, to compare two runs (two implementations, or a repeat). */\n"
+    "typedef struct sf_fact {\n  int call;\n  const char *func, *what;\n  sf_val v;\n"
+    "  double tol;\n} sf_fact;\n"
+    "static sf_fact sf_facts[2][4096];\nstatic int sf_nfacts[2], sf_run;\n"
+    "static void sf_fact_add(int call, const char *func, const char *what, sf_val v, double tol) "
+    "{\n"
+    "  if (sf_nfacts[sf_run] < 4096) sf_facts[sf_run][sf_nfacts[sf_run]++] = (sf_fact){call, "
+    "func, what, v, tol};\n"
+    "  else free(v.s);\n}\n"
+    "static void sf_facts_reset(void) {\n"
+    "  for (int r = 0; r < 2; r++)\n    while (sf_nfacts[r]) "
+    "free(sf_facts[r][--sf_nfacts[r]].v.s);\n"
+    "}\n"
+    "static int sf_same_fact(const sf_fact *a, const sf_fact *b) {\n"
+    "  return a->call == b->call && strcmp(a->func, b->func) == 0 &&\n"
+    "         strcmp(a->what, b->what) == 0 && sf_veq(a->v, b->v, a->tol);\n}\n"
+    "static void sf_compare(const char *kind, const char *a, const char *b) {\n"
+    "  int n = sf_nfacts[0] < sf_nfacts[1] ? sf_nfacts[0] : sf_nfacts[1], i = 0;\n"
+    "  while (i < n && sf_same_fact(&sf_facts[0][i], &sf_facts[1][i])) i++;\n"
+    "  if (i == n && sf_nfacts[0] == sf_nfacts[1]) return;\n"
+    "  const sf_fact *f = i < sf_nfacts[0] ? &sf_facts[0][i] : &sf_facts[1][i];\n"
+    "  char va[400] = \"(nothing: the run ended)\", vb[400] = \"(nothing: the run ended)\", "
+    "what[1000];\n"
+    "  if (i < sf_nfacts[0]) sf_vprint(va, sizeof va, sf_facts[0][i].v);\n"
+    "  if (i < sf_nfacts[1]) sf_vprint(vb, sizeof vb, sf_facts[1][i].v);\n"
+    "  snprintf(what, sizeof what, \"call %d: %s: %s; %s: %s\", f->call + 1, a, va, b, vb);\n"
+    "  sf_violation(kind, f->func, f->what, what);\n}\n"
+    "/* Observers answer the same twice and change no other one's answer. */\n"
+    "typedef sf_val (*sf_obs_fn)(void *);\n"
+    "static void sf_check_pure(void *h, int n, sf_obs_fn *obs, const char **names, const int "
+    "*cmp) {\n"
+    "  sf_val a[32], b[32];\n"
+    "  for (int k = 0; k < n; k++) a[k] = obs[k](h);\n"
+    "  for (int k = 0; k < n; k++) b[k] = obs[k](h);\n"
+    "  for (int k = 0; k < n; k++) {\n"
+    "    if (!cmp[k] || sf_veq(a[k], b[k], 0)) continue;\n"
+    "    const char *culprit = names[k];\n"
+    "    char which[300], what[1000], va[400], vb[400];\n"
+    "    sf_val x = obs[k](h), y = obs[k](h);\n"
+    "    for (int j = 0; j < n && sf_veq(x, y, 0); j++) {\n"
+    "      free(x.s), free(y.s);\n"
+    "      x = obs[k](h);\n      free(obs[j](h).s);\n      y = obs[k](h);\n"
+    "      if (!sf_veq(x, y, 0)) culprit = names[j];\n    }\n"
+    "    if (culprit == names[k]) snprintf(which, sizeof which, \"not deterministic\");\n"
+    "    else snprintf(which, sizeof which, \"changes %s\", names[k]);\n"
+    "    sf_vprint(va, sizeof va, a[k]);\n    sf_vprint(vb, sizeof vb, b[k]);\n"
+    "    snprintf(what, sizeof what, \"%s: %s, then %s\", names[k], va, vb);\n"
+    "    sf_violation(\"impure-observer\", culprit, which, what);\n  }\n"
+    "  for (int k = 0; k < n; k++) free(a[k].s), free(b[k].s);\n}\n"
+    "/* A parser accepts what its printer prints, and the text survives. */\n"
+    "static void sf_round_trip(void *h, char *(*print)(void *), void *(*parse)(const char *),\n"
+    "                          void (*destroy)(void *), const char *pname, const char *qname) "
+    "{\n"
+    "  char *s1 = print(h), *s2, what[1000];\n"
+    "  if (!s1) return;\n"
+    "  void *h2 = parse(s1);\n"
+    "  if (!h2) {\n"
+    "    snprintf(what, sizeof what, \"printed: \\\"%.300s\\\"\", s1);\n"
+    "    sf_violation(\"round-trip-failure\", qname, \"rejects its printer's output\", what);\n"
+    "  }\n"
+    "  s2 = print(h2);\n"
+    "  if (s2 && strcmp(s1, s2) != 0) {\n"
+    "    snprintf(what, sizeof what, \"printed: \\\"%.300s\\\"; printed after parsing it: "
+    "\\\"%.300s\\\"\", s1, s2);\n"
+    "    sf_violation(\"round-trip-failure\", pname, \"prints differently\", what);\n  }\n"
+    "  free(s1), free(s2);\n  destroy(h2);\n}\n";
+
+/* Which functions the program calls: the first implementation's (impl 0)
+ * or the second's (impl 1, api->diff). */
+typedef struct emit_ctx {
+  const sf_seq *s;
+  unsigned impl;
+  bool facts;   /* record what the run sees (two runs are compared) */
+  bool observe; /* the run ends observing (s->observed, first implementation) */
+  char names[2][512];
+  unsigned slot;
+} emit_ctx;
+
+static const char *fname(emit_ctx *c, uint32_t fi) {
+  const sf_api *api = c->s->api;
+  c->slot ^= 1;
+  if (c->impl == 0) return api->funcs[fi].name;
+  return sf_diff_symbol(api, fi, c->names[c->slot], sizeof c->names[c->slot]);
+}
+
+static bool compared(const sf_api *api, uint32_t fi) {
+  return !(api->funcs[fi].flags & SF_F_NONDETERMINISTIC) && !(api->diff && api->diff->ignore[fi]);
+}
+
+static double tolerance(const sf_api *api, uint32_t fi) {
+  return api->diff ? api->diff->tolerance[fi] : 0;
+}
+
+/* The sf_val constructor for a value of kind k. */
+static const char *val_ctor(const sf_api *api, const sf_param *p) {
+  sf_kind k = value_kind(api, p);
+  return k == SF_F32 || k == SF_F64 ? "sf_vd" : k == SF_STRING ? "sf_vs" : "sf_vi";
+}
+
+static void out_scratch(sf_buf *out, const sf_func *f) {
+  for (uint32_t i = 0; i < f->nparams; i++)
+    if (f->params[i].flags & SF_P_OUT)
+      sf_buf_printf(out, " %s o%u = 0;",
+                    f->params[i].kind == SF_HANDLE ? "void *" : stdint_name(f->params[i].kind), i);
+}
+
+/* Wrappers the checks call through a handle as void *: each state observer
+ * (sf_oI_NAME, giving an sf_val), printers and parsers for round trips. */
+static void emit_wrappers(emit_ctx *c, sf_buf *out) {
+  const sf_api *api = c->s->api;
+  for (uint32_t fi = 0; fi < api->nfuncs; fi++) {
+    const sf_func *f = &api->funcs[fi];
+    int32_t h = sf_func_state_observer(f);
+    bool parser = f->inverse_of >= 0 && f->ret.kind == SF_HANDLE && f->nparams == 1;
+    if (h >= 0) {
+      sf_buf_printf(out, "static sf_val sf_o%u_%s(void *h) {", c->impl, f->name);
+      out_scratch(out, f);
+      sf_buf_printf(out, " %s r = %s(", f->ret.kind == SF_STRING ? "const char *" : f->ret.ctype,
+                    fname(c, fi));
+      for (uint32_t i = 0; i < f->nparams; i++) {
+        sf_buf_printf(out, "%s", i ? ", " : "");
+        if (f->params[i].flags & SF_P_OUT)
+          sf_buf_printf(out, "&o%u", i);
+        else
+          sf_buf_printf(out, "h");
+      }
+      if (f->ret.kind == SF_STRING)
+        sf_buf_printf(out, "); sf_val v = sf_vs(r);%s%s%s return v; }\n",
+                      f->release ? " if (r) " : "", f->release ? f->release : "",
+                      f->release ? "((char *)r);" : "");
+      else if (f->ret.kind == SF_F32 || f->ret.kind == SF_F64)
+        sf_buf_printf(out, "); return sf_vd(r); }\n");
+      else
+        sf_buf_printf(out, "); return sf_vi((long long)r); }\n");
+    }
+    if (parser && api->handles[f->ret.type_index].destructor >= 0) {
+      const sf_func *p = &api->funcs[f->inverse_of];
+      const sf_func *d = &api->funcs[api->handles[f->ret.type_index].destructor];
+      sf_buf_printf(out, "static char *sf_print%u_%s(void *h) { char *r = (char *)%s(h);", c->impl,
+                    f->name, fname(c, (uint32_t)f->inverse_of));
+      sf_buf_printf(out, " char *c = r ? strdup(r) : NULL;%s%s%s return c; }\n",
+                    p->release ? " if (r) " : "", p->release ? p->release : "",
+                    p->release ? "(r);" : "");
+      sf_buf_printf(out, "static void *sf_parse%u_%s(const char *s) { %s *r = %s(s); ", c->impl,
+                    f->name, api->handles[f->ret.type_index].ctype, fname(c, fi));
+      if (f->err_cmp != SF_CMP_NONE && f->err_cmp != SF_CMP_NULL) {
+        sf_buf_printf(out, "if (");
+        error_test(out, f);
+        sf_buf_printf(out, ") return NULL; ");
+      }
+      sf_buf_printf(out, "return r; }\n");
+      sf_buf_printf(out, "static void sf_free%u_%s(void *h) {", c->impl, f->name);
+      out_scratch(out, d);
+      sf_buf_printf(out, " (void)%s(",
+                    fname(c, (uint32_t)api->handles[f->ret.type_index].destructor));
+      bool done = false;
+      for (uint32_t i = 0; i < d->nparams; i++) {
+        sf_buf_printf(out, "%s", i ? ", " : "");
+        if (d->params[i].flags & SF_P_OUT)
+          sf_buf_printf(out, "&o%u", i);
+        else if (!done && d->params[i].kind == SF_HANDLE)
+          sf_buf_printf(out, "h"), done = true;
+        else
+          sf_buf_printf(out, "0");
+      }
+      sf_buf_printf(out, "); }\n");
+    }
+  }
+}
+
+/* ---- contracts as C ------------------------------------------------------ */
+
+typedef struct c_expr_ctx {
+  emit_ctx *ec;
+  uint32_t ci;
+  const sf_func *f; /* NULL for an invariant */
+  uint32_t var;     /* an invariant's handle: its value id */
+  uint32_t old_base;
+} c_expr_ctx;
+
+/* 's' a string, 'f' a float, 'i' an integer, 'p' a handle or NULL. */
+static char expr_type(const c_expr_ctx *c, const sf_expr *e) {
+  const sf_api *api = c->ec->s->api;
+  const sf_param *p = NULL;
+  switch (e->op) {
+  case SF_E_INT:
+    return 'i';
+  case SF_E_FLOAT:
+    return 'f';
+  case SF_E_STR:
+    return 's';
+  case SF_E_NULL:
+    return 'p';
+  case SF_E_RET:
+    p = &c->f->ret;
+    break;
+  case SF_E_PARAM:
+    if (!c->f) return 'p';
+    p = &c->f->params[e->index];
+    if (p->flags & SF_P_LENGTH) return 'i';
+    break;
+  case SF_E_CALL:
+    p = &api->funcs[e->index].ret;
+    break;
+  case SF_E_OLD:
+  case SF_E_NEG:
+    return expr_type(c, e->kids[0]);
+  case SF_E_ADD:
+  case SF_E_SUB:
+  case SF_E_MUL:
+  case SF_E_DIV:
+  case SF_E_MOD:
+    return expr_type(c, e->kids[0]) == 'f' || expr_type(c, e->kids[1]) == 'f' ? 'f' : 'i';
+  default:
+    return 'i';
+  }
+  if (p->kind == SF_HANDLE) return 'p';
+  if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) return 's';
+  if (p->kind == SF_F32 || p->kind == SF_F64) return 'f';
+  return 'i';
+}
+
+static void c_arg_value(const c_expr_ctx *c, uint32_t j, sf_buf *out) {
+  const sf_seq *s = c->ec->s;
   const sf_api *api = s->api;
-  for (uint32_t v = 0; v < s->nvals && v < SF_FB_MAX_VALUES; v++)
+  const sf_func *f = c->f;
+  const sf_param *p = &f->params[j];
+  const sf_arg *a = sf_seq_args(s, c->ci);
+  if (p->flags & SF_P_OUT) {
+    if (p->kind != SF_HANDLE) {
+      sf_buf_printf(out, "o%u", j);
+      return;
+    }
+    uint32_t vid = s->calls[c->ci].val0 + (f->ret.kind == SF_HANDLE);
+    for (uint32_t k = 0; k < j; k++)
+      if (f->params[k].kind == SF_HANDLE && (f->params[k].flags & SF_P_OUT)) vid++;
+    sf_buf_printf(out, "h%u", vid + 1);
+  } else if (p->flags & SF_P_LENGTH) {
+    sf_buf_printf(out, "%u", a[p->len_of].len / sf_kind_size(f->params[p->len_of].elem));
+  } else if (p->kind == SF_HANDLE) {
+    if (a[j].bits == SF_NULL_REF)
+      sf_buf_printf(out, "NULL");
+    else
+      sf_buf_printf(out, "h%llu", (unsigned long long)a[j].bits + 1);
+  } else if (p->kind == SF_STRING && a[j].bits) {
+    sf_buf_printf(out, "(const char *)NULL");
+  } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
+    c_literal(out, sf_seq_bytes(s, &a[j]), a[j].len);
+  } else if (p->kind == SF_ENUM) {
+    sf_buf_printf(out, "%s", api->enums[p->type_index].consts[a[j].bits].name);
+  } else if (p->kind == SF_FLAGS) {
+    const sf_enum *e = &api->enums[p->type_index];
+    sf_buf_printf(out, "(0");
+    for (uint32_t k = 0; k < e->nconsts; k++)
+      if (a[j].bits >> k & 1) sf_buf_printf(out, " | %s", e->consts[k].name);
+    sf_buf_printf(out, ")");
+  } else {
+    number(out, p->kind, a[j].bits);
+  }
+}
+
+static bool c_leaf(void *ctx, const sf_expr *e, sf_buf *out) {
+  c_expr_ctx *c = ctx;
+  const sf_api *api = c->ec->s->api;
+  switch (e->op) {
+  case SF_E_RET:
+    sf_buf_printf(out, "r");
+    return true;
+  case SF_E_PARAM:
+    if (c->f)
+      c_arg_value(c, e->index, out);
+    else
+      sf_buf_printf(out, "h%u", c->var + 1);
+    return true;
+  case SF_E_OLD:
+    sf_buf_printf(out, "(sf_unknown |= sf_oldu%u_%u, sf_old%u_%u)", c->ci + 1,
+                  c->old_base + e->index, c->ci + 1, c->old_base + e->index);
+    return true;
+  case SF_E_CALL: {
+    const sf_func *g = &api->funcs[e->index];
+    sf_buf_printf(out, "(1");
+    for (uint32_t k = 0; k < e->nkids; k++)
+      if (expr_type(c, e->kids[k]) == 'p') {
+        sf_buf_printf(out, " && sf_known(");
+        sf_expr_print(api, e->kids[k], c_leaf, c, out);
+        sf_buf_printf(out, ")");
+      }
+    sf_buf_printf(out, g->ret.kind == SF_STRING ? " ? sf_keep(%s(" : " ? %s(",
+                  fname(c->ec, e->index));
+    uint32_t in = 0;
+    for (uint32_t j = 0; j < g->nparams; j++) {
+      if (j) sf_buf_printf(out, ", ");
+      if (sf_param_is_input(&g->params[j]) && in < e->nkids)
+        sf_expr_print(api, e->kids[in++], c_leaf, c, out);
+      else
+        sf_buf_printf(out, "&(%s){0}",
+                      g->params[j].kind == SF_HANDLE ? "void *" : stdint_name(g->params[j].kind));
+    }
+    sf_buf_printf(out, g->ret.kind == SF_STRING ? ")) : (const char *)0)" : ") : 0)");
+    return true;
+  }
+  case SF_E_EQ:
+  case SF_E_NE:
+  case SF_E_LT:
+  case SF_E_LE:
+  case SF_E_GT:
+  case SF_E_GE: {
+    if (expr_type(c, e->kids[0]) != 's' || expr_type(c, e->kids[1]) != 's') return false;
+    static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">="};
+    sf_buf_printf(out, "(sf_strcmp(");
+    sf_expr_print(api, e->kids[0], c_leaf, c, out);
+    sf_buf_printf(out, ", ");
+    sf_expr_print(api, e->kids[1], c_leaf, c, out);
+    sf_buf_printf(out, ") %s 0)", ops[e->op - SF_E_EQ]);
+    return true;
+  }
+  case SF_E_DIV:
+  case SF_E_MOD:
+    if (expr_type(c, e) == 'f') return false;
+    sf_buf_printf(out, "sf_idiv(");
+    sf_expr_print(api, e->kids[0], c_leaf, c, out);
+    sf_buf_printf(out, ", ");
+    sf_expr_print(api, e->kids[1], c_leaf, c, out);
+    sf_buf_printf(out, ", %d)", e->op == SF_E_MOD);
+    return true;
+  default:
+    return false;
+  }
+}
+
+/* Declare the old() values of f's contracts before call ci. */
+static void c_capture_old(c_expr_ctx *c, const sf_expr *e, sf_buf *out) {
+  if (e->op == SF_E_OLD) {
+    uint32_t k = c->old_base + e->index;
+    sf_buf_printf(out, "    sf_unknown = 0;\n    __typeof__(");
+    sf_expr_print(c->ec->s->api, e->kids[0], c_leaf, c, out);
+    sf_buf_printf(out, ") sf_old%u_%u = ", c->ci + 1, k);
+    sf_expr_print(c->ec->s->api, e->kids[0], c_leaf, c, out);
+    sf_buf_printf(out, ";\n    int sf_oldu%u_%u = sf_unknown;\n", c->ci + 1, k);
+    return;
+  }
+  for (uint32_t i = 0; i < e->nkids; i++)
+    c_capture_old(c, e->kids[i], out);
+}
+
+static void c_check(c_expr_ctx *c, const sf_contract *k, const char *kind, const char *func,
+                    const char *which, sf_buf *out) {
+  sf_buf_printf(out, "    sf_unknown = 0;\n    if (!(");
+  sf_expr_print(c->ec->s->api, k->expr, c_leaf, c, out);
+  sf_buf_printf(out, ") && !sf_unknown)\n      sf_violation(\"%s\", \"%s\", \"%s\", ", kind, func,
+                which);
+  c_literal(out, (const uint8_t *)k->text, strlen(k->text));
+  sf_buf_printf(out, ");\n");
+}
+
+static void c_invariants(emit_ctx *ec, uint32_t ci, uint32_t vid, sf_buf *out) {
+  const sf_api *api = ec->s->api;
+  for (uint32_t i = 0; i < api->ninvariants; i++) {
+    const sf_invariant *inv = &api->invariants[i];
+    if (inv->handle != ec->s->vals[vid].htype) continue;
+    char which[96];
+    snprintf(which, sizeof which, "invariant %u of %s", i + 1, api->handles[inv->handle].name);
+    c_expr_ctx c = {ec, ci, NULL, vid, 0};
+    sf_buf_printf(out, "    if (h%u) {\n  ", vid + 1);
+    c_check(&c, &inv->contract, "invariant-violation", sf_seq_func(ec->s, ci)->name, which, out);
+    sf_buf_printf(out, "    }\n");
+  }
+}
+
+/* ---- recording what a run sees ------------------------------------------- */
+
+static void fact_observers(emit_ctx *c, int call, uint32_t vid, sf_buf *out) {
+  const sf_api *api = c->s->api;
+  for (uint32_t fi = 0; fi < api->nfuncs; fi++) {
+    if (sf_func_state_observer(&api->funcs[fi]) != (int32_t)c->s->vals[vid].htype ||
+        !compared(api, fi))
+      continue;
+    sf_buf_printf(out, "    if (h%u) sf_fact_add(%d, \"%s\", \"observer\", sf_o%u_%s(h%u), %g);\n",
+                  vid + 1, call, api->funcs[fi].name, c->impl, api->funcs[fi].name, vid + 1,
+                  tolerance(api, fi));
+  }
+}
+
+/* An `observed` input's run ends by calling the state observers on every
+ * live value (harness/feedback.h), and checking the generic contracts on
+ * it; a crash inside one must happen here too. */
+static void observe_all(emit_ctx *c, sf_buf *out) {
+  const sf_seq *s = c->s;
+  const sf_api *api = s->api;
+  for (uint32_t v = 0; v < s->nvals && v < SF_FB_MAX_VALUES; v++) {
     for (uint32_t fi = 0; fi < api->nfuncs; fi++) {
       const sf_func *f = &api->funcs[fi];
       if (sf_func_state_observer(f) != (int32_t)s->vals[v].htype) continue;
-      sf_buf_printf(out, "  if (h%u) {", v + 1);
-      for (uint32_t i = 0; i < f->nparams; i++)
-        if (f->params[i].flags & SF_P_OUT)
-          sf_buf_printf(out, " %s o%u = 0;",
-                        f->params[i].kind == SF_HANDLE ? "void *" : stdint_name(f->params[i].kind),
-                        i);
-      bool release = f->ret.kind == SF_STRING && f->release;
-      sf_buf_printf(out, release ? " char *r = %s(" : " (void)%s(", f->name);
-      for (uint32_t i = 0; i < f->nparams; i++)
-        sf_buf_printf(out, "%s%s%u", i ? ", " : "", f->params[i].flags & SF_P_OUT ? "&o" : "h",
-                      f->params[i].flags & SF_P_OUT ? i : v + 1);
-      sf_buf_printf(out, ");");
-      if (release) sf_buf_printf(out, " if (r) %s(r);", f->release);
-      sf_buf_printf(out, " } /* observer, as at the end of every run */\n");
+      sf_buf_printf(out,
+                    "  if (h%u) free(sf_o%u_%s(h%u).s); /* observer, as at the end of every "
+                    "run */\n",
+                    v + 1, c->impl, f->name, v + 1);
     }
+  }
+  for (uint32_t v = 0; v < s->nvals; v++) {
+    uint32_t n = 0;
+    sf_buf names = {0}, fns = {0}, cmp = {0};
+    for (uint32_t fi = 0; fi < api->nfuncs; fi++) {
+      if (sf_func_state_observer(&api->funcs[fi]) != (int32_t)s->vals[v].htype) continue;
+      sf_buf_printf(&names, "%s\"%s\"", n ? ", " : "", api->funcs[fi].name);
+      sf_buf_printf(&fns, "%ssf_o%u_%s", n ? ", " : "", c->impl, api->funcs[fi].name);
+      sf_buf_printf(&cmp, "%s%d", n ? ", " : "", compared(api, fi));
+      n++;
+    }
+    if (n && n <= 32)
+      sf_buf_printf(
+          out,
+          "  if (h%u) sf_check_pure(h%u, %u, (sf_obs_fn[]){%.*s}, (const char *[]){%.*s}, "
+          "(const int[]){%.*s});\n",
+          v + 1, v + 1, n, (int)fns.len, (const char *)fns.data, (int)names.len,
+          (const char *)names.data, (int)cmp.len, (const char *)cmp.data);
+    sf_buf_free(&names);
+    sf_buf_free(&fns);
+    sf_buf_free(&cmp);
+    for (uint32_t fi = 0; fi < api->nfuncs; fi++) {
+      const sf_func *q = &api->funcs[fi];
+      if (q->inverse_of < 0 || q->ret.kind != SF_HANDLE || q->nparams != 1 ||
+          q->ret.type_index != s->vals[v].htype || q->owner_param >= 0 ||
+          api->handles[q->ret.type_index].destructor < 0 ||
+          api->funcs[q->inverse_of].nparams != 1 || !compared(api, (uint32_t)q->inverse_of))
+        continue;
+      sf_buf_printf(out,
+                    "  if (h%u) sf_round_trip(h%u, sf_print%u_%s, sf_parse%u_%s, sf_free%u_%s, "
+                    "\"%s\", \"%s\");\n",
+                    v + 1, v + 1, c->impl, q->name, c->impl, q->name, c->impl, q->name,
+                    api->funcs[q->inverse_of].name, q->name);
+    }
+  }
 }
 
-int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
+static bool api_has_contracts(const sf_api *api) {
+  if (api->ninvariants) return true;
+  for (uint32_t i = 0; i < api->nfuncs; i++)
+    if (api->funcs[i].nensures) return true;
+  return false;
+}
+
+/* The calls of s, as function sf_repro_calls<impl>. */
+static int emit_calls(emit_ctx *ec, sf_buf *out) {
+  const sf_seq *s = ec->s;
   const sf_api *api = s->api;
   sf_life life;
   sf_life_init(&life, api);
-  sf_buf_printf(out,
-                "/* Reproducer generated by `seqfuzz repro` from %s (API %s).\n"
-                " * Build it with the library and the sanitizers the fuzzer used, e.g.\n"
-                " *   clang -g -fsanitize=address,undefined repro.c <library> -o repro\n"
-                " * Arguments are copied to heap blocks of their exact size, as seqfuzz\n"
-                " * passes them; the run stops where seqfuzz's would (a call failing by the\n"
-                " * API's error convention, a NULL handle) and then destroys what it owns. */\n"
-                "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n"
-                "#include <stdlib.h>\n#include <string.h>\n",
-                origin ? origin : "an input", api->name);
-  for (uint32_t i = 0; i < api->nheaders; i++)
-    sf_buf_printf(out, "#include \"%s\"\n", api->headers[i]);
-  sf_buf_printf(out,
-                "\n/* Reports as the fuzzer makes them: UBSan with a stack, an abort with one. */\n"
-                "const char *__ubsan_default_options(void) { return \"print_stacktrace=1\"; }\n"
-                "const char *__asan_default_options(void) { return \"handle_abort=1\"; }\n"
-                "\nstatic void *copy_of(const void *p, size_t n) {\n"
-                "  void *q = malloc(n);\n  if (n) memcpy(q, p, n);\n  return q;\n}\n\n"
-                "/* The calls, in a frame of their own (sf_: no frame of the library, for\n"
-                " * signatures): what is left of it on the stack once it returns (a pointer\n"
-                " * to a leaked block) is wiped before the leak check. */\n"
-                "__attribute__((noinline)) static int sf_repro_calls(void) {\n");
+  sf_buf_printf(out, "__attribute__((noinline)) static int sf_repro_calls%u(void) {\n", ec->impl);
   for (uint32_t v = 0; v < s->nvals; v++)
     sf_buf_printf(out, "  %s *h%u = NULL;\n", api->handles[s->vals[v].htype].ctype, v + 1);
   uint32_t nkept = 0;
@@ -138,14 +576,29 @@ int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
 
   for (uint32_t ci = 0; ci < s->ncalls; ci++) {
     const sf_func *f = sf_seq_func(s, ci);
+    uint32_t fi = s->calls[ci].func;
     const sf_arg *a = sf_seq_args(s, ci);
     uint32_t vid = s->calls[ci].val0;
+    /* Values that die here (consumed, owner gone, invalidated). */
+    uint8_t before[1024];
+    uint32_t n = life.n < sizeof before ? life.n : sizeof before;
+    if (n) memcpy(before, life.alive, n);
+    if (sf_life_apply(&life, fi, a)) {
+      sf_life_free(&life);
+      return -1;
+    }
     /* A NULL handle stops the run, as in the executor. */
     for (uint32_t i = 0; i < f->nparams; i++) {
       const sf_param *p = &f->params[i];
       if (p->kind == SF_HANDLE && sf_param_is_input(p) && a[i].bits != SF_NULL_REF &&
-          !(p->flags & SF_P_NULLABLE))
-        sf_buf_printf(out, "  if (!h%llu) goto out;\n", (unsigned long long)a[i].bits + 1);
+          !(p->flags & SF_P_NULLABLE)) {
+        sf_buf_printf(out, "  if (!h%llu) ", (unsigned long long)a[i].bits + 1);
+        if (ec->facts)
+          sf_buf_printf(out, "{ sf_fact_add(%u, \"%s\", \"status\", sf_vi(2), 0); goto out; }\n",
+                        ci, f->name);
+        else
+          sf_buf_printf(out, "goto out;\n");
+      }
     }
     sf_buf_printf(out, "  { /* %u */\n", ci + 1);
     /* Arguments that live in heap blocks. */
@@ -182,19 +635,27 @@ int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
         }
       }
     }
+    /* Values the contracts read before the call. */
+    uint32_t old_base = 0;
+    for (uint32_t k = 0; k < f->nensures; k++) {
+      c_expr_ctx cc = {ec, ci, f, 0, old_base};
+      c_capture_old(&cc, f->ensures[k].expr, out);
+      old_base += f->ensures[k].nold;
+    }
     /* The call. */
     sf_buf_printf(out, "    ");
     bool check = f->err_cmp != SF_CMP_NONE;
+    bool keep_r = check || f->nensures || ec->facts;
     if (f->ret.kind == SF_HANDLE) {
       sf_buf_printf(out, "%s *r = ", api->handles[f->ret.type_index].ctype);
     } else if (f->ret.kind == SF_STRING) {
       sf_buf_printf(out, "%s r = ", f->release ? "char *" : "const char *");
-    } else if (f->ret.kind != SF_VOID && check) {
+    } else if (f->ret.kind != SF_VOID && keep_r) {
       sf_buf_printf(out, "%s r = ", stdint_name(value_kind(api, &f->ret)));
     } else if (f->ret.kind != SF_VOID) {
       sf_buf_printf(out, "(void)");
     }
-    sf_buf_printf(out, "%s(", f->name);
+    sf_buf_printf(out, "%s(", fname(ec, fi));
     uint32_t out_vid = vid + (f->ret.kind == SF_HANDLE);
     for (uint32_t i = 0; i < f->nparams; i++) {
       const sf_param *p = &f->params[i];
@@ -204,35 +665,35 @@ int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
           sf_buf_printf(out, "&h%u", ++out_vid);
         else
           sf_buf_printf(out, "&o%u", i);
-      } else if (p->flags & SF_P_LENGTH) {
-        const sf_arg *b = &a[p->len_of];
-        sf_buf_printf(out, "%u", b->len / sf_kind_size(f->params[p->len_of].elem));
-      } else if (p->kind == SF_HANDLE) {
-        if (a[i].bits == SF_NULL_REF)
+      } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
+        if (p->kind == SF_STRING && a[i].bits)
           sf_buf_printf(out, "NULL");
         else
-          sf_buf_printf(out, "h%llu", (unsigned long long)a[i].bits + 1);
-      } else if (p->kind == SF_STRING && a[i].bits) {
-        sf_buf_printf(out, "NULL");
-      } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
-        sf_buf_printf(out, "a%u", i);
-      } else if (p->kind == SF_ENUM) {
-        sf_buf_printf(out, "%s", api->enums[p->type_index].consts[a[i].bits].name);
-      } else if (p->kind == SF_FLAGS) {
-        const sf_enum *e = &api->enums[p->type_index];
-        bool first = true;
-        for (uint32_t k = 0; k < e->nconsts; k++)
-          if (a[i].bits >> k & 1) {
-            sf_buf_printf(out, "%s%s", first ? "" : " | ", e->consts[k].name);
-            first = false;
-          }
-        if (first) sf_buf_printf(out, "0");
+          sf_buf_printf(out, "a%u", i);
       } else {
-        number(out, p->kind, a[i].bits);
+        c_expr_ctx cc = {ec, ci, f, 0, 0};
+        c_arg_value(&cc, i, out);
       }
     }
     sf_buf_printf(out, ");\n");
     if (f->ret.kind == SF_HANDLE) sf_buf_printf(out, "    h%u = r;\n", vid + 1);
+    if (ec->facts) {
+      sf_buf_printf(out, "    sf_fact_add(%u, \"%s\", \"status\", sf_vi(", ci, f->name);
+      if (check) {
+        sf_buf_printf(out, "(");
+        error_test(out, f);
+        sf_buf_printf(out, ") ? 1 : ");
+      }
+      sf_buf_printf(out, "0), 0);\n");
+      if (f->ret.kind != SF_VOID && compared(api, fi)) {
+        sf_buf_printf(out, "    sf_fact_add(%u, \"%s\", \"result\", ", ci, f->name);
+        if (f->ret.kind == SF_HANDLE)
+          sf_buf_printf(out, "sf_vi(r != NULL)");
+        else
+          sf_buf_printf(out, "%s(r)", val_ctor(api, &f->ret));
+        sf_buf_printf(out, ", %g);\n", tolerance(api, fi));
+      }
+    }
     /* Blocks: freed after the call, or kept to the end. */
     for (uint32_t i = 0; i < f->nparams; i++) {
       const sf_param *p = &f->params[i];
@@ -256,41 +717,121 @@ int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
         sf_buf_printf(out, "    h%llu = NULL;\n", (unsigned long long)a[i].bits + 1);
       }
     }
+    /* Postconditions hold after every call made, failed ones too. */
+    old_base = 0;
+    for (uint32_t k = 0; k < f->nensures; k++) {
+      char which[32];
+      snprintf(which, sizeof which, "ensures %u", k + 1);
+      c_expr_ctx cc = {ec, ci, f, 0, old_base};
+      c_check(&cc, &f->ensures[k], "contract-violation", f->name, which, out);
+      old_base += f->ensures[k].nold;
+    }
     if (check) {
       sf_buf_printf(out, "    if (");
       error_test(out, f);
       sf_buf_printf(out, ") goto out; /* fails by the API's error convention */\n");
     }
+    if (ec->facts && compared(api, fi)) {
+      uint32_t ov = vid + (f->ret.kind == SF_HANDLE);
+      for (uint32_t i = 0; i < f->nparams; i++) {
+        const sf_param *p = &f->params[i];
+        if (!(p->flags & SF_P_OUT)) continue;
+        sf_buf_printf(out, "    sf_fact_add(%u, \"%s\", \"out %s\", ", ci, f->name, p->name);
+        if (p->kind == SF_HANDLE)
+          sf_buf_printf(out, "sf_vi(h%u != NULL), 0);\n", ++ov);
+        else
+          sf_buf_printf(out, "%s(o%u), %g);\n", val_ctor(api, p), i, tolerance(api, fi));
+      }
+    }
+    if (ec->facts) {
+      for (uint32_t i = 0; i < f->nparams; i++)
+        if (f->params[i].kind == SF_HANDLE && sf_param_is_input(&f->params[i]) &&
+            a[i].bits != SF_NULL_REF)
+          fact_observers(ec, (int)ci, (uint32_t)a[i].bits, out);
+      for (uint32_t v = vid; v < vid + f->nproduced; v++)
+        fact_observers(ec, (int)ci, v, out);
+    }
+    /* Invariants hold for what the call took or made. */
+    for (uint32_t i = 0; api->ninvariants && i < f->nparams; i++)
+      if (f->params[i].kind == SF_HANDLE && sf_param_is_input(&f->params[i]) &&
+          a[i].bits != SF_NULL_REF && a[i].bits < life.n && life.alive[a[i].bits])
+        c_invariants(ec, ci, (uint32_t)a[i].bits, out);
+    for (uint32_t v = vid; api->ninvariants && v < vid + f->nproduced; v++)
+      c_invariants(ec, ci, v, out);
     if (f->ret.kind == SF_STRING && f->release) sf_buf_printf(out, "    %s(r);\n", f->release);
     sf_buf_printf(out, "  }\n");
-    /* Values that die here (consumed, owner gone, invalidated) are forgotten
-     * so the cleanup does not touch them. */
-    uint8_t before[1024];
-    uint32_t n = life.n < sizeof before ? life.n : sizeof before;
-    if (n) memcpy(before, life.alive, n);
-    if (sf_life_apply(&life, s->calls[ci].func, a)) {
-      sf_life_free(&life);
-      return -1;
-    }
     for (uint32_t v = 0; v < n; v++)
       if (before[v] && !life.alive[v] && life.owner[v] != UINT32_MAX)
         sf_buf_printf(out, "  h%u = NULL; /* owned value no longer valid */\n", v + 1);
   }
   sf_buf_printf(out, "\nout:\n");
-  if (s->observed) observe_all(s, out);
+  if (ec->observe) observe_all(ec, out);
+  for (uint32_t v = 0; ec->facts && v < s->nvals; v++)
+    fact_observers(ec, -1, v, out);
   for (uint32_t v = s->nvals; v-- > 0;) {
     const sf_handle_type *h = &api->handles[s->vals[v].htype];
     bool owned = v < life.n && life.owner[v] != UINT32_MAX;
     if (h->destructor < 0 || owned) continue;
-    sf_buf_printf(out, "  if (h%u) %s(h%u);\n", v + 1, api->funcs[h->destructor].name, v + 1);
+    sf_buf_printf(out, "  if (h%u) %s(h%u);\n", v + 1, fname(ec, (uint32_t)h->destructor), v + 1);
   }
   if (nkept) sf_buf_printf(out, "  while (nkept) free(kept[--nkept]);\n");
-  sf_buf_printf(out, "  return 0;\n}\n\n"
-                     "__attribute__((noinline)) static void sf_repro_wipe_stack(void) {\n"
+  sf_buf_printf(out, "  return 0;\n}\n\n");
+  sf_life_free(&life);
+  return 0;
+}
+
+int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
+  const sf_api *api = s->api;
+  bool diff = api->diff != NULL;
+  bool facts = diff || s->observed;
+  bool oracles = facts || api_has_contracts(api);
+  sf_buf_printf(out,
+                "/* Reproducer generated by `seqfuzz repro` from %s (API %s).\n"
+                " * Build it with the library and the sanitizers the fuzzer used, e.g.\n"
+                " *   clang -g -fsanitize=address,undefined repro.c <library> -o repro\n"
+                " * Arguments are copied to heap blocks of their exact size, as seqfuzz\n"
+                " * passes them; the run stops where seqfuzz's would (a call failing by the\n"
+                " * API's error convention, a NULL handle) and then destroys what it owns.%s */\n"
+                "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n"
+                "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+                "#include <unistd.h>\n",
+                origin ? origin : "an input", api->name,
+                !oracles ? ""
+                : diff   ? "\n * Both implementations run (differential mode), and must agree."
+                         : "\n * The API's contracts are checked as the harness checks them.");
+  for (uint32_t i = 0; i < api->nheaders; i++)
+    sf_buf_printf(out, "#include \"%s\"\n", api->headers[i]);
+  sf_buf_printf(out,
+                "\n/* Reports as the fuzzer makes them: UBSan with a stack, an abort with one. */\n"
+                "const char *__ubsan_default_options(void) { return \"print_stacktrace=1\"; }\n"
+                "const char *__asan_default_options(void) { return \"handle_abort=1\"; }\n"
+                "\nstatic void *copy_of(const void *p, size_t n) {\n"
+                "  void *q = malloc(n);\n  if (n) memcpy(q, p, n);\n  return q;\n}\n");
+  if (oracles) sf_buf_printf(out, "%s", oracle_runtime);
+  sf_buf_printf(out, "\n/* The calls, in a frame of their own (sf_: no frame of the library, for\n"
+                     " * signatures): what is left of it on the stack once it returns (a pointer\n"
+                     " * to a leaked block) is wiped before the leak check. */\n");
+  for (unsigned impl = 0; impl < (diff ? 2u : 1u); impl++) {
+    emit_ctx ec = {.s = s, .impl = impl, .facts = facts, .observe = s->observed && impl == 0};
+    if (oracles) emit_wrappers(&ec, out);
+    if (emit_calls(&ec, out)) return -1;
+  }
+  sf_buf_printf(out, "__attribute__((noinline)) static void sf_repro_wipe_stack(void) {\n"
                      "  volatile char junk[1 << 16];\n"
                      "  memset((char *)junk, 0, sizeof junk);\n}\n\n"
-                     "int main(void) {\n  int rc = sf_repro_calls();\n  sf_repro_wipe_stack();\n  "
-                     "return rc;\n}\n");
-  sf_life_free(&life);
+                     "int main(void) {\n  int rc = sf_repro_calls0();\n");
+  if (diff)
+    sf_buf_printf(out,
+                  "  /* The second implementation (%s), with handles of its own. */\n"
+                  "  sf_run = 1;\n  sf_repro_calls1();\n"
+                  "  sf_compare(\"divergence\", \"%s\", \"%s\");\n",
+                  api->diff->name, api->name, api->diff->name);
+  if (s->observed)
+    sf_buf_printf(out, "  /* Twice more: one sequence, one answer. */\n"
+                       "  sf_facts_reset();\n  sf_run = 0;\n  sf_repro_calls0();\n"
+                       "  sf_run = 1;\n  sf_repro_calls0();\n"
+                       "  sf_compare(\"nondeterminism\", \"first run\", \"second run\");\n");
+  if (facts) sf_buf_printf(out, "  sf_facts_reset();\n");
+  sf_buf_printf(out, "  sf_repro_wipe_stack();\n  return rc;\n}\n");
   return 0;
 }

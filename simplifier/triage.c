@@ -486,9 +486,44 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
   return SF_LIKELY_BUG;
 }
 
+/* A finding of the oracles: a legal sequence (the grammar's rules held, or
+ * it would not have run) whose answers break a rule. */
+static bool oracle_reason(const char *report, char *reason, size_t len) {
+  sf_signature sig;
+  sf_signature_parse(report, strlen(report), &sig);
+  if (!sig.oracle) return false;
+  const char *k = sig.kind, *fn = sig.frames[0], *which = sig.site;
+  if (strcmp(k, "contract-violation") == 0 || strcmp(k, "invariant-violation") == 0)
+    snprintf(reason, len,
+             "%s of the API (%s) fails after a legal call of %s: a bug of the library, or a "
+             "contract that promises more than the library does",
+             which, k, fn);
+  else if (strcmp(k, "divergence") == 0)
+    snprintf(reason, len,
+             "the two implementations disagree on the %s of %s in a legal sequence: a bug of "
+             "one, unless the difference is documented (then `ignore` or `tolerance` it)",
+             which, fn);
+  else if (strcmp(k, "nondeterminism") == 0)
+    snprintf(reason, len,
+             "one sequence run twice gives two answers (%s of %s): state kept between runs, "
+             "uninitialized memory, or a clock (`nondeterministic` if by design)",
+             which, fn);
+  else if (strcmp(k, "impure-observer") == 0)
+    snprintf(reason, len,
+             "observer %s %s: it is no pure query (a bug, or the grammar should not call it "
+             "`observer`)",
+             fn, which);
+  else
+    snprintf(reason, len, "%s %s: the text one function prints, its inverse does not take back", fn,
+             which);
+  return true;
+}
+
 sf_verdict sf_triage_classify(const sf_seq *s, const char *report, sf_runner *runner,
                               sf_triage_finding *out) {
   out->cause[0] = 0;
+  if (report && oracle_reason(report, out->reason, sizeof out->reason))
+    return out->verdict = SF_LIKELY_BUG;
   out->verdict =
       classify(s, report, runner, out->reason, sizeof out->reason, out->cause, sizeof out->cause);
   if (out->verdict == SF_LIKELY_BUG) out->cause[0] = 0;

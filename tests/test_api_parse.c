@@ -113,7 +113,7 @@ static const struct {
     {"api t;\nfunc void f(int x) destructor;\n",
      "t.api:2:20: a destructor needs a handle parameter"},
     {"api t;\nfunc void f(int x);\nbogus;\n",
-     "t.api:3:1: expected a declaration (api, header, library, handle, enum, flags, dict or func)"},
+     "t.api:3:1: expected a declaration (api, header, library, handle, enum, flags, dict, func, invariant or differential)"},
     {"api t;\nheader \"a.h;\n", "t.api:2:8: unterminated string literal"},
     {"api t;\nfunc void f(int x != 99999999999999999999);\n",
      "t.api:2:22: integer literal out of range"},
