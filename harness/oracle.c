@@ -1027,7 +1027,9 @@ static void check_round_trips(sf_exec *x, uint32_t vid) {
     for (uint32_t j = 0; j < q->nparams; j++)
       inputs += sf_param_is_input(&q->params[j]);
     const sf_func *pf = &api->funcs[q->inverse_of];
-    if (inputs != 1 || pf->nparams != 1 || !compared(api, (uint32_t)q->inverse_of)) continue;
+    if (inputs != 1 || q->nparams != 1 || pf->nparams != 1 ||
+        !compared(api, (uint32_t)q->inverse_of))
+      continue;
     uint64_t arg = (uint64_t)(uintptr_t)x->ptrs[vid];
     uint64_t raw = sf_exec_call_raw(x, (uint32_t)q->inverse_of, &arg);
     const char *s1 = (const char *)(uintptr_t)raw;
