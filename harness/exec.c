@@ -528,11 +528,11 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
     if (stop) {
       r.status = stop;
       r.stop_call = ci;
-      if (x->oracle) sf_oracle_after_call(x, s, &o);
+      if (x->oracle_hooks) sf_oracle_after_call(x, s, &o);
       if (hooks && hooks->after_call) hooks->after_call(hooks->ctx, x, s, &o);
       break;
     }
-    if (x->oracle) sf_oracle_before_call(x, s, ci);
+    if (x->oracle_hooks) sf_oracle_before_call(x, s, ci);
     if (!make_call(x, s, ci, &o)) {
       r.status = SF_RUN_OOM;
       r.stop_call = ci;
@@ -548,7 +548,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
             mark_gone(x, (uint32_t)a[i].bits);
           }
       }
-      if (x->oracle) sf_oracle_after_call(x, s, &o);
+      if (x->oracle_hooks) sf_oracle_after_call(x, s, &o);
       if (hooks && hooks->after_call) hooks->after_call(hooks->ctx, x, s, &o);
       r.status = SF_RUN_ERROR_RESULT;
       r.stop_call = ci;
@@ -571,7 +571,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
         vid++;
       }
     }
-    if (x->oracle) sf_oracle_after_call(x, s, &o);
+    if (x->oracle_hooks) sf_oracle_after_call(x, s, &o);
     if (hooks && hooks->after_call) hooks->after_call(hooks->ctx, x, s, &o);
     if (o.str && x->funcs[s->calls[ci].func].release)
       x->funcs[s->calls[ci].func].release((void *)o.str);
@@ -583,11 +583,12 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
 out:
   if (hooks && hooks->before_cleanup && r.status != SF_RUN_INVALID && r.status != SF_RUN_OOM)
     hooks->before_cleanup(hooks->ctx, x, s);
-  if (x->oracle && r.status != SF_RUN_INVALID && r.status != SF_RUN_OOM)
+  if (x->oracle_hooks && r.status != SF_RUN_INVALID && r.status != SF_RUN_OOM)
     sf_oracle_before_cleanup(x, s);
   /* Values never produced (the run stopped early) must not be destroyed. */
   cleanup(x);
-  if (x->oracle && r.status != SF_RUN_INVALID && r.status != SF_RUN_OOM) sf_oracle_after_run(x, s);
+  if (x->oracle_hooks && r.status != SF_RUN_INVALID && r.status != SF_RUN_OOM)
+    sf_oracle_after_run(x, s);
   if (result) *result = r;
   return r.status;
 }

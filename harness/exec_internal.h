@@ -43,6 +43,10 @@ struct sf_exec {
   } cache[64];
   uint32_t ncache;
   struct sf_oracle *oracle; /* oracle.c's state; NULL until first needed */
+  /* sf_exec_run calls oracle.c around each call: the API has contracts, or
+   * the run is recorded (differential mode, repeat check). Off, a run costs
+   * nothing more than before the oracles. */
+  bool oracle_hooks;
 };
 
 /* Call function fi with its input parameters' values in order (handles and

@@ -81,7 +81,7 @@ static bool api_has_contracts(const sf_api *api) {
 }
 
 void sf_oracle_init(sf_exec *x) {
-  if (api_has_contracts(x->api)) oracle_get(x);
+  x->oracle_hooks = api_has_contracts(x->api) && oracle_get(x);
 }
 
 void sf_exec_on_violation(sf_exec *x, sf_violation_fn fn, void *ctx) {
@@ -102,8 +102,10 @@ void sf_exec_set_twin(sf_exec *x, sf_exec *twin) {
   if (!o || (twin && !t)) return;
   o->twin = twin;
   o->recording = twin != NULL;
+  x->oracle_hooks = twin || api_has_contracts(x->api);
   if (t) {
     t->in_twin = true;
+    twin->oracle_hooks = true;
     t->on_violation = o->on_violation;
     t->violation_ctx = o->violation_ctx;
   }
@@ -882,6 +884,8 @@ void sf_exec_check_repeat(sf_exec *x, const sf_seq *s) {
   o->twin = NULL; /* the differential check is not repeated */
   record first = {0};
   sf_run_result r;
+  bool hooks = x->oracle_hooks;
+  x->oracle_hooks = true;
   o->recording = true;
   record_reset(&o->rec);
   sf_exec_run(x, s, NULL, &r);
@@ -890,6 +894,7 @@ void sf_exec_check_repeat(sf_exec *x, const sf_seq *s) {
   sf_exec_run(x, s, NULL, &r);
   o->recording = was;
   o->twin = twin;
+  x->oracle_hooks = hooks;
   compare_records(x, s, &first, &o->rec, "nondeterminism", "first run", "second run");
   record_reset(&o->rec);
   free(first.facts);
