@@ -59,6 +59,10 @@ int cmd_embed(int argc, char **argv) {
     const char *sym = sf_diff_symbol(api, i, buf, sizeof buf);
     if (strcmp(sym, api->funcs[i].name) != 0)
       sf_buf_printf(&out, "    {\"%s\", (void *)&%s},\n", sym, sym);
+    /* Its release symbol too (once per function naming it: harmless). */
+    const char *rel = api->funcs[i].release;
+    if (rel && strcmp(sym = sf_diff_release(api, rel, buf, sizeof buf), rel) != 0)
+      sf_buf_printf(&out, "    {\"%s\", (void *)&%s},\n", sym, sym);
   }
   sf_buf_printf(&out, "    {NULL, NULL},\n};\n");
   int rc = cli_write_file(out_path, out.data, out.len) ? 1 : 0;

@@ -30,8 +30,8 @@ static void *resolve_twin(void *ctx, const char *name) {
   const twin_ctx *t = ctx;
   int32_t fi = sf_api_find_func(t->api, name);
   char buf[512];
-  return resolve_dl(t->handle,
-                    fi < 0 ? name : sf_diff_symbol(t->api, (uint32_t)fi, buf, sizeof buf));
+  return resolve_dl(t->handle, fi < 0 ? sf_diff_release(t->api, name, buf, sizeof buf)
+                                      : sf_diff_symbol(t->api, (uint32_t)fi, buf, sizeof buf));
 }
 
 static void print_outcome(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o) {

@@ -139,6 +139,7 @@ typedef struct sf_expr {
   const char *str;
   struct sf_expr **kids;
   uint32_t nkids;
+  uint32_t line, col; /* where it was written */
 } sf_expr;
 
 typedef struct sf_contract {
@@ -163,6 +164,10 @@ typedef struct sf_differential {
   const char **symbol; /* per function: its symbol in the second implementation, or NULL */
   uint8_t *ignore;     /* per function: nothing it returns is compared */
   double *tolerance;   /* per function: relative tolerance on floats (0: exact) */
+  /* `release` symbols mapped in the block (else prefixed, or the same). */
+  char **release_from;
+  const char **release_to;
+  uint32_t nreleases;
   uint32_t line;
 } sf_differential;
 
@@ -275,6 +280,8 @@ int32_t sf_func_state_observer(const sf_func *f);
 /* The symbol the second implementation calls for function fi (the
  * function's own name when it maps nothing). Needs api->diff. */
 const char *sf_diff_symbol(const sf_api *api, uint32_t fi, char *buf, size_t buflen);
+/* The same for a `release` symbol: mapped in the block, else prefixed. */
+const char *sf_diff_release(const sf_api *api, const char *release, char *buf, size_t buflen);
 
 /* Print e. leaf(ctx, e, out) prints SF_E_RET, SF_E_PARAM and SF_E_OLD nodes
  * (and may print others itself, returning true); the rest is printed as C,

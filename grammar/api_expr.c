@@ -15,6 +15,16 @@ const char *sf_diff_symbol(const sf_api *api, uint32_t fi, char *buf, size_t buf
   return buf;
 }
 
+const char *sf_diff_release(const sf_api *api, const char *release, char *buf, size_t buflen) {
+  const sf_differential *d = api->diff;
+  if (!d) return release;
+  for (uint32_t i = 0; i < d->nreleases; i++)
+    if (strcmp(d->release_from[i], release) == 0) return d->release_to[i];
+  if (!d->prefix) return release;
+  snprintf(buf, buflen, "%s%s", d->prefix, release);
+  return buf;
+}
+
 static const char *op_text(sf_expr_op op) {
   switch (op) {
   case SF_E_NOT:

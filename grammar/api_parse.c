@@ -88,7 +88,7 @@ static bool oom(parser *ps) {
 }
 
 static void next(parser *ps) {
-  ps->prev_end = ps->tok.start ? ps->tok.start + ps->tok.len : ps->prev_end;
+  ps->prev_end = ps->lx.p; /* the end of the token consumed (strings have no len) */
   ps->tok = sf_lex_next(&ps->lx);
 }
 
@@ -772,7 +772,20 @@ typedef struct expr_scope {
 static sf_expr *new_expr(parser *ps, sf_expr_op op) {
   sf_expr *e = calloc(1, sizeof *e);
   if (!e) oom(ps);
-  if (e) e->op = op;
+  if (e) {
+    e->op = op;
+    e->line = ps->tok.line;
+    e->col = ps->tok.col;
+  }
+  return e;
+}
+
+/* e written at token t (NULL e passes through). */
+static sf_expr *placed(sf_expr *e, const sf_tok *t) {
+  if (e) {
+    e->line = t->line;
+    e->col = t->col;
+  }
   return e;
 }
 
@@ -795,6 +808,10 @@ static sf_expr *binary(parser *ps, sf_expr_op op, sf_expr *l, sf_expr *r) {
     return NULL;
   }
   sf_expr *e = new_expr(ps, op);
+  if (e) {
+    e->line = l->line;
+    e->col = l->col;
+  }
   if (!e || !add_kid(ps, e, l) || !add_kid(ps, e, r)) {
     if (e)
       expr_free(e);
@@ -842,7 +859,7 @@ static sf_expr *parse_primary(parser *ps, expr_scope *sc) {
     return NULL;
   }
   next(ps);
-  if (name_is("null", &t)) return new_expr(ps, SF_E_NULL);
+  if (name_is("null", &t)) return placed(new_expr(ps, SF_E_NULL), &t);
   if (name_is("old", &t) && sf_tok_is(&ps->tok, "(")) {
     if (!sc->f) {
       fail_at(ps, &t, "old() is for postconditions: an invariant holds at all times");
@@ -860,7 +877,7 @@ static sf_expr *parse_primary(parser *ps, expr_scope *sc) {
       expr_free(inner);
       return NULL;
     }
-    sf_expr *e = new_expr(ps, SF_E_OLD);
+    sf_expr *e = placed(new_expr(ps, SF_E_OLD), &t);
     if (!e || !add_kid(ps, e, inner)) {
       if (!e) expr_free(inner);
       free(e);
@@ -871,7 +888,7 @@ static sf_expr *parse_primary(parser *ps, expr_scope *sc) {
   }
   if (sf_tok_is(&ps->tok, "(")) { /* an observer call, resolved later */
     next(ps);
-    sf_expr *e = new_expr(ps, SF_E_CALL);
+    sf_expr *e = placed(new_expr(ps, SF_E_CALL), &t);
     if (!e) return NULL;
     e->index = UINT32_MAX;
     e->value = (int64_t)((uint64_t)t.line << 32 | t.col);
@@ -904,12 +921,9 @@ static sf_expr *parse_primary(parser *ps, expr_scope *sc) {
       fail_at(ps, &t, "'ret' has no value before the call");
       return NULL;
     }
-    return new_expr(ps, SF_E_RET);
+    return placed(new_expr(ps, SF_E_RET), &t);
   }
-  if (sc->var && name_is(sc->var, &t)) {
-    sf_expr *e = new_expr(ps, SF_E_PARAM);
-    return e;
-  }
+  if (sc->var && name_is(sc->var, &t)) return placed(new_expr(ps, SF_E_PARAM), &t);
   for (uint32_t j = 0; sc->f && j < sc->f->nparams; j++) {
     const sf_param *p = &sc->f->params[j];
     if (!name_is(p->name, &t)) continue;
@@ -917,13 +931,13 @@ static sf_expr *parse_primary(parser *ps, expr_scope *sc) {
       fail(ps, t.line, t.col, "'%s' is written by the call: it has no value before it", p->name);
       return NULL;
     }
-    sf_expr *e = new_expr(ps, SF_E_PARAM);
+    sf_expr *e = placed(new_expr(ps, SF_E_PARAM), &t);
     if (e) e->index = j;
     return e;
   }
   const sf_const *c = find_const(ps->api, &t);
   if (c) {
-    sf_expr *e = new_expr(ps, SF_E_INT);
+    sf_expr *e = placed(new_expr(ps, SF_E_INT), &t);
     if (e) e->value = c->value;
     return e;
   }
@@ -933,6 +947,7 @@ static sf_expr *parse_primary(parser *ps, expr_scope *sc) {
 }
 
 static sf_expr *parse_unary(parser *ps, expr_scope *sc) {
+  sf_tok t = ps->tok;
   sf_expr_op op;
   if (accept(ps, "!"))
     op = SF_E_NOT;
@@ -942,7 +957,7 @@ static sf_expr *parse_unary(parser *ps, expr_scope *sc) {
     return parse_primary(ps, sc);
   sf_expr *kid = parse_unary(ps, sc);
   if (!kid) return NULL;
-  sf_expr *e = new_expr(ps, op);
+  sf_expr *e = placed(new_expr(ps, op), &t);
   if (!e || !add_kid(ps, e, kid)) {
     if (!e) expr_free(kid);
     free(e);
@@ -1102,7 +1117,8 @@ static void resolve_expr(parser *ps, const expr_scope *sc, sf_expr *e) {
     inputs++;
   }
   if (inputs != e->nkids) {
-    fail(ps, line, col, "'%s' takes %u arguments, not %u", g->name, inputs, e->nkids);
+    fail(ps, line, col, "'%s' takes %u argument%s, not %u", g->name, inputs, inputs == 1 ? "" : "s",
+         e->nkids);
     return;
   }
   free((char *)e->str);
@@ -1111,16 +1127,79 @@ static void resolve_expr(parser *ps, const expr_scope *sc, sf_expr *e) {
   e->index = (uint32_t)fi;
 }
 
+/* What kind of value e has: 'n' a number, 's' a string, 'h' a handle, 'z'
+ * null; 0 after an error (reported). Checks the operands of operators. */
+static char expr_kind(parser *ps, const expr_scope *sc, const sf_expr *e) {
+  static const char *const names[] = {
+      ['n'] = "a number", ['s'] = "a string", ['h'] = "a handle", ['z'] = "null"};
+  char a = 0, b = 0;
+  if (e->nkids > 0 && !(a = expr_kind(ps, sc, e->kids[0]))) return 0;
+  if (e->nkids > 1 && e->op != SF_E_CALL && !(b = expr_kind(ps, sc, e->kids[1]))) return 0;
+  const sf_param *p = NULL;
+  switch (e->op) {
+  case SF_E_INT:
+  case SF_E_FLOAT:
+    return 'n';
+  case SF_E_STR:
+    return 's';
+  case SF_E_NULL:
+    return 'z';
+  case SF_E_RET:
+    p = &sc->f->ret;
+    break;
+  case SF_E_PARAM:
+    if (sc->var) return 'h';
+    p = &sc->f->params[e->index];
+    if (p->flags & SF_P_LENGTH) return 'n';
+    break;
+  case SF_E_CALL:
+    if (e->index >= ps->api->nfuncs) return 0;
+    p = &ps->api->funcs[e->index].ret;
+    break;
+  case SF_E_OLD:
+    return a;
+  case SF_E_NOT:
+  case SF_E_AND:
+  case SF_E_OR:
+    return 'n';
+  case SF_E_EQ:
+  case SF_E_NE:
+    if (a == b || (a == 'z' && (b == 's' || b == 'h')) || (b == 'z' && (a == 's' || a == 'h')))
+      return 'n';
+    fail(ps, e->line, e->col, "cannot compare %s with %s", names[(int)a], names[(int)b]);
+    return 0;
+  case SF_E_LT:
+  case SF_E_LE:
+  case SF_E_GT:
+  case SF_E_GE:
+    if (a == b && (a == 'n' || a == 's')) return 'n';
+    fail(ps, e->line, e->col, "cannot order %s and %s", names[(int)a], names[(int)b]);
+    return 0;
+  default: /* arithmetic, negation */
+    if (a == 'n' && (e->nkids < 2 || b == 'n')) return 'n';
+    fail(ps, e->line, e->col, "arithmetic takes numbers, not %s", names[(int)(a != 'n' ? a : b)]);
+    return 0;
+  }
+  if (p->kind == SF_HANDLE) return 'h';
+  if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) return 's';
+  return 'n';
+}
+
 static void resolve_contracts(parser *ps) {
   for (uint32_t i = 0; i < ps->api->nfuncs; i++) {
     expr_scope sc = {.f = &ps->api->funcs[i]};
-    for (uint32_t k = 0; k < ps->api->funcs[i].nensures; k++)
+    for (uint32_t k = 0; k < ps->api->funcs[i].nensures; k++) {
+      int before = ps->nerrors;
       resolve_expr(ps, &sc, ps->api->funcs[i].ensures[k].expr);
+      if (ps->nerrors == before) expr_kind(ps, &sc, ps->api->funcs[i].ensures[k].expr);
+    }
   }
   for (uint32_t i = 0; i < ps->api->ninvariants; i++) {
     sf_invariant *inv = &ps->api->invariants[i];
     expr_scope sc = {.var = inv->var, .var_handle = inv->handle};
+    int before = ps->nerrors;
     resolve_expr(ps, &sc, inv->contract.expr);
+    if (ps->nerrors == before) expr_kind(ps, &sc, inv->contract.expr);
   }
 }
 
@@ -1140,6 +1219,67 @@ static int32_t expect_func(parser *ps) {
   return fi;
 }
 
+/* One entry of a differential block, up to its ';'. */
+static bool parse_diff_entry(parser *ps, sf_differential *d) {
+  sf_api *api = ps->api;
+  if (accept(ps, "prefix")) {
+    if (d->prefix) return fail_at(ps, &ps->tok, "prefix given twice");
+    if (!expect_string(ps, (char **)&d->prefix)) return false;
+  } else if (accept(ps, "ignore")) {
+    do {
+      int32_t fi = expect_func(ps);
+      if (fi < 0) return false;
+      d->ignore[fi] = 1;
+    } while (accept(ps, ","));
+  } else if (accept(ps, "tolerance")) {
+    int32_t fi = expect_func(ps);
+    if (fi < 0) return false;
+    sf_tok v = ps->tok;
+    if (v.kind != SF_TOK_FLOAT && v.kind != SF_TOK_INT)
+      return fail_at(ps, &v, "expected a relative tolerance (a number)");
+    double tol = v.kind == SF_TOK_FLOAT ? v.d : (double)v.u;
+    if (v.neg || !(tol >= 0 && tol < 1))
+      return fail_at(ps, &v, "a relative tolerance is at least 0 and below 1");
+    d->tolerance[fi] = tol;
+    next(ps);
+  } else {
+    sf_tok at = ps->tok;
+    /* A function, or a `release` symbol some function names. */
+    int32_t fi = -1, ri = -1;
+    for (uint32_t i = 0; i < api->nfuncs; i++) {
+      if (name_is(api->funcs[i].name, &at)) fi = (int32_t)i;
+      if (api->funcs[i].release && name_is(api->funcs[i].release, &at)) ri = (int32_t)i;
+    }
+    if (fi < 0 && ri < 0)
+      return fail(ps, at.line, at.col,
+                  "no function or release symbol named '%.*s' (declare it before the block)",
+                  (int)at.len, at.start);
+    next(ps);
+    char *sym = NULL;
+    if (!expect(ps, "=") || !expect_ident(ps, "the symbol of the second implementation", &sym))
+      return false;
+    const char **slot = fi >= 0 ? &d->symbol[fi] : NULL;
+    if (!slot) {
+      char **from = push(&d->release_from, &d->nreleases, sizeof *from);
+      d->nreleases--;
+      const char **to = from ? push(&d->release_to, &d->nreleases, sizeof *to) : NULL;
+      if (!to) {
+        free(sym);
+        return oom(ps);
+      }
+      *from = dupn(at.start, at.len);
+      *to = sym;
+      return *from ? true : oom(ps);
+    }
+    if (*slot) {
+      free(sym);
+      return fail(ps, at.line, at.col, "'%s' is mapped twice", api->funcs[fi].name);
+    }
+    *slot = sym;
+  }
+  return true;
+}
+
 /* differential NAME { f = symbol; prefix "p_"; ignore f, g; tolerance f 1e-9; } */
 static bool parse_differential(parser *ps) {
   sf_api *api = ps->api;
@@ -1157,36 +1297,12 @@ static bool parse_differential(parser *ps) {
   if (!expect(ps, "{")) return false;
   while (!accept(ps, "}")) {
     if (ps->tok.kind == SF_TOK_EOF) return fail_at(ps, &ps->tok, "expected '}'");
-    if (accept(ps, "prefix")) {
-      if (d->prefix) return fail_at(ps, &ps->tok, "prefix given twice");
-      if (!expect_string(ps, (char **)&d->prefix)) return false;
-    } else if (accept(ps, "ignore")) {
-      do {
-        int32_t fi = expect_func(ps);
-        if (fi < 0) return false;
-        d->ignore[fi] = 1;
-      } while (accept(ps, ","));
-    } else if (accept(ps, "tolerance")) {
-      int32_t fi = expect_func(ps);
-      if (fi < 0) return false;
-      sf_tok v = ps->tok;
-      if (v.kind != SF_TOK_FLOAT && v.kind != SF_TOK_INT)
-        return fail_at(ps, &v, "expected a relative tolerance (a number)");
-      double tol = v.kind == SF_TOK_FLOAT ? v.d : (double)v.u;
-      if (v.neg || !(tol >= 0 && tol < 1))
-        return fail_at(ps, &v, "a relative tolerance is at least 0 and below 1");
-      d->tolerance[fi] = tol;
+    if (parse_diff_entry(ps, d) && expect(ps, ";")) continue;
+    /* Skip the rest of the entry: the block goes on. */
+    while (ps->tok.kind != SF_TOK_EOF && !sf_tok_is(&ps->tok, ";") && !sf_tok_is(&ps->tok, "}"))
       next(ps);
-    } else {
-      int32_t fi = expect_func(ps);
-      if (fi < 0) return false;
-      if (d->symbol[fi])
-        return fail(ps, ps->tok.line, ps->tok.col, "'%s' is mapped twice", api->funcs[fi].name);
-      if (!expect(ps, "=")) return false;
-      if (!expect_ident(ps, "the symbol of the second implementation", (char **)&d->symbol[fi]))
-        return false;
-    }
-    if (!expect(ps, ";")) return false;
+    accept(ps, ";");
+    if (ps->nerrors >= MAX_ERRORS) return false;
   }
   accept(ps, ";");
   return true;
@@ -1531,6 +1647,12 @@ void sf_api_free(sf_api *api) {
     free(api->diff->symbol);
     free(api->diff->ignore);
     free(api->diff->tolerance);
+    for (uint32_t i = 0; i < api->diff->nreleases; i++) {
+      free(api->diff->release_from[i]);
+      free((char *)api->diff->release_to[i]);
+    }
+    free(api->diff->release_from);
+    free(api->diff->release_to);
     free((char *)api->diff->name);
     free((char *)api->diff->prefix);
     free(api->diff);

@@ -24,12 +24,13 @@ static void record_state(sf_exec *x, sf_feedback *fb, uint32_t vid) {
 static void before_cleanup(void *ctx, sf_exec *x, const sf_seq *s) {
   sf_feedback *fb = ctx;
   uint32_t n = s->nvals < SF_FB_MAX_VALUES ? s->nvals : SF_FB_MAX_VALUES;
+  /* The generic contracts hold on every live value (exec.h): checked first,
+   * so an observer's side effect that happens once is seen. */
+  for (uint32_t v = 0; v < s->nvals; v++)
+    sf_exec_check_value(x, v);
   for (uint32_t v = 0; v < n; v++)
     record_state(x, fb, v);
   fb->nvalues = n;
-  /* The generic contracts hold on every live value (exec.h). */
-  for (uint32_t v = 0; v < s->nvals; v++)
-    sf_exec_check_value(x, v);
 }
 
 /* A run filling fb: observed (states recorded) or plain. */

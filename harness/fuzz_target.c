@@ -90,8 +90,8 @@ static void *resolve_embedded(void *ctx, const char *name) {
 static void *resolve_twin(void *ctx, const char *name) {
   int32_t fi = sf_api_find_func(G.api, name);
   char buf[512];
-  return resolve_embedded(ctx,
-                          fi < 0 ? name : sf_diff_symbol(G.api, (uint32_t)fi, buf, sizeof buf));
+  return resolve_embedded(ctx, fi < 0 ? sf_diff_release(G.api, name, buf, sizeof buf)
+                                      : sf_diff_symbol(G.api, (uint32_t)fi, buf, sizeof buf));
 }
 
 /* The solver server, started at the first use: this very binary. */

@@ -811,7 +811,8 @@ static void compare_records(sf_exec *x, const sf_seq *s, const record *ra, const
                     : a->call < s->ncalls   ? s->calls[a->call].func
                                             : 0;
       double tol = api->diff->tolerance[fi];
-      same = fabs(a->d - b->d) <= tol * fmax(fabs(a->d), fabs(b->d));
+      /* relative to the larger, absolute below 1 (0 against 1e-300) */
+      same = fabs(a->d - b->d) <= tol * fmax(1, fmax(fabs(a->d), fabs(b->d)));
     }
     if (!same) break;
     i++;
@@ -953,45 +954,48 @@ static void impure(sf_exec *x, uint32_t vid, uint32_t culprit, uint32_t victim, 
   report(x, &rep);
 }
 
-/* Observers answer the same twice, and none changes another's answer. */
+/* o_v; o_c; o_v: does the second answer differ from the first? */
+static bool changes(sf_exec *x, void *p, uint32_t c, uint32_t v, obs_val *a, obs_val *b) {
+  *a = observe_once(x, v, p);
+  if (c != v) free(observe_once(x, c, p).copy);
+  *b = observe_once(x, v, p);
+  return compared(x->api, v) && !obs_same(a, b);
+}
+
+/* Observers answer the same twice, and none changes another's answer.
+ * First each is called once as it comes and every one before it again: a
+ * side effect that happens once (a lazy flush) shows right after its
+ * culprit's first call. Then each alone twice, and each around each other
+ * one: an effect every call has. */
 static void check_observers_pure(sf_exec *x, uint32_t vid) {
   uint32_t h = x->life.htype[vid], n = x->nobservers[h];
   void *p = x->ptrs[vid];
   if (n == 0 || n > 32) return;
-  obs_val first[32], second[32];
   const uint32_t *obs = x->observers[h];
-  for (uint32_t k = 0; k < n; k++)
-    first[k] = observe_once(x, obs[k], p);
-  for (uint32_t k = 0; k < n; k++)
-    second[k] = observe_once(x, obs[k], p);
-  for (uint32_t k = 0; k < n; k++) {
-    if (obs_same(&first[k], &second[k]) || !compared(x->api, obs[k])) continue;
-    /* Which observer? o_k twice in a row, then o_k around each other one. */
-    uint32_t culprit = obs[k];
-    obs_val a = observe_once(x, obs[k], p), b = observe_once(x, obs[k], p);
-    if (obs_same(&a, &b)) {
-      for (uint32_t j = 0; j < n; j++) {
-        free(a.copy);
-        free(b.copy);
-        a = observe_once(x, obs[k], p);
-        obs_val mid = observe_once(x, obs[j], p);
-        free(mid.copy);
-        b = observe_once(x, obs[k], p);
-        if (!obs_same(&a, &b)) {
-          culprit = obs[j];
-          break;
-        }
-      }
+  obs_val last[32], a, b;
+  bool bad = false;
+  uint32_t set = 0;
+  for (uint32_t j = 0; j < n && !bad; j++) {
+    last[j] = observe_once(x, obs[j], p);
+    set = j + 1;
+    for (uint32_t i = 0; i < j && !bad; i++) {
+      obs_val v = observe_once(x, obs[i], p);
+      bad = compared(x->api, obs[i]) && !obs_same(&last[i], &v);
+      if (bad) impure(x, vid, obs[j], obs[i], &last[i], &v);
+      free(last[i].copy);
+      last[i] = v;
     }
-    impure(x, vid, culprit, obs[k], &first[k], &second[k]);
-    free(a.copy);
-    free(b.copy);
-    break;
   }
-  for (uint32_t k = 0; k < n; k++) {
-    free(first[k].copy);
-    free(second[k].copy);
-  }
+  for (uint32_t k = 0; k < set; k++)
+    free(last[k].copy);
+  for (uint32_t c = 0; c < n && !bad; c++)
+    for (uint32_t v = 0; v < n && !bad; v++) {
+      uint32_t culprit = v == c ? obs[v] : obs[c]; /* v == c: alone, twice */
+      bad = changes(x, p, culprit, obs[v], &a, &b);
+      if (bad) impure(x, vid, culprit, obs[v], &a, &b);
+      free(a.copy);
+      free(b.copy);
+    }
 }
 
 static void round_trip_failure(sf_exec *x, uint32_t vid, uint32_t func, const char *which,

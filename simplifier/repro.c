@@ -80,7 +80,8 @@ static void error_test(sf_buf *out, const sf_func *f) {
  * violation in the same words, so its signature is the fuzzer's. */
 static const char oracle_runtime[] =
     "\n/* The harness's oracles (harness/exec.h), reported the same way. */\n"
-    "static void sf_violation(const char *kind, const char *func, const char *which,\n"
+    "#define SF_UNUSED __attribute__((unused))\n"
+    "SF_UNUSED static void sf_violation(const char *kind, const char *func, const char *which,\n"
     "                         const char *what) {\n"
     "  fprintf(stderr, \"==%d==ERROR: seqfuzz: %s in %s [%s]: %s\\n\", (int)getpid(), kind, "
     "func,\n          which, what);\n"
@@ -88,11 +89,12 @@ static const char oracle_runtime[] =
     "  abort();\n}\n"
     "/* A contract that reads a NULL handle or divides by zero says nothing. */\n"
     "static int sf_unknown;\n"
-    "static int sf_known(const void *h) {\n  if (!h) sf_unknown = 1;\n  return h != 0;\n}\n"
-    "static long long sf_idiv(long long a, long long b, int mod) {\n"
+    "SF_UNUSED static int sf_known(const void *h) {\n  if (!h) sf_unknown = 1;\n  return h != "
+    "0;\n}\n"
+    "SF_UNUSED static long long sf_idiv(long long a, long long b, int mod) {\n"
     "  if (b == 0 || (a == INT64_MIN && b == -1)) return sf_unknown = 1, 0;\n"
     "  return mod ? a % b : a / b;\n}\n"
-    "static int sf_strcmp(const char *a, const char *b) {\n"
+    "SF_UNUSED static int sf_strcmp(const char *a, const char *b) {\n"
     "  return !a || !b ? (a != 0) - (b != 0) : strcmp(a, b);\n}\n"
     "/* A copy of a string result, kept to the end. */\n"
     "static const char *sf_keep(const char *s) {\n"
@@ -100,16 +102,17 @@ static const char oracle_runtime[] =
     "  if (!s || n == 4096) return s;\n  return kept[n++] = strdup(s);\n}\n"
     "/* An observed value: t 0 a number, 1 a float, 2 a string (a copy). */\n"
     "typedef struct sf_val {\n  int t;\n  long long i;\n  double d;\n  char *s;\n} sf_val;\n"
-    "static sf_val sf_vi(long long i) { return (sf_val){0, i, 0, 0}; }\n"
-    "static sf_val sf_vd(double d) { return (sf_val){1, 0, d, 0}; }\n"
-    "static sf_val sf_vs(const char *s) { return (sf_val){2, s != 0, 0, s ? strdup(s) : 0}; }\n"
-    "static int sf_veq(sf_val a, sf_val b, double tol) {\n"
+    "SF_UNUSED static sf_val sf_vi(long long i) { return (sf_val){0, i, 0, 0}; }\n"
+    "SF_UNUSED static sf_val sf_vd(double d) { return (sf_val){1, 0, d, 0}; }\n"
+    "SF_UNUSED static sf_val sf_vs(const char *s) { return (sf_val){2, s != 0, 0, s ? strdup(s) : "
+    "0}; }\n"
+    "SF_UNUSED static int sf_veq(sf_val a, sf_val b, double tol) {\n"
     "  if (a.t != b.t) return 0;\n"
     "  if (a.t == 1)\n"
     "    return a.d == b.d || (isnan(a.d) && isnan(b.d)) ||\n"
-    "           fabs(a.d - b.d) <= tol * fmax(fabs(a.d), fabs(b.d));\n"
+    "           fabs(a.d - b.d) <= tol * fmax(1, fmax(fabs(a.d), fabs(b.d)));\n"
     "  return a.i == b.i && (a.t != 2 || !a.s || strcmp(a.s, b.s) == 0);\n}\n"
-    "static void sf_vprint(char *buf, size_t n, sf_val v) {\n"
+    "SF_UNUSED static void sf_vprint(char *buf, size_t n, sf_val v) {\n"
     "  if (v.t == 1) snprintf(buf, n, \"%.17g\", v.d);\n"
     "  else if (v.t == 2 && v.s) snprintf(buf, n, \"\\\"%.300s\\\"\", v.s);\n"
     "  else if (v.t == 2) snprintf(buf, n, \"NULL\");\n"
@@ -118,19 +121,20 @@ static const char oracle_runtime[] =
     "typedef struct sf_fact {\n  int call;\n  const char *func, *what;\n  sf_val v;\n"
     "  double tol;\n} sf_fact;\n"
     "static sf_fact sf_facts[2][4096];\nstatic int sf_nfacts[2], sf_run;\n"
-    "static void sf_fact_add(int call, const char *func, const char *what, sf_val v, double tol) "
+    "SF_UNUSED static void sf_fact_add(int call, const char *func, const char *what, sf_val v, "
+    "double tol) "
     "{\n"
     "  if (sf_nfacts[sf_run] < 4096) sf_facts[sf_run][sf_nfacts[sf_run]++] = (sf_fact){call, "
     "func, what, v, tol};\n"
     "  else free(v.s);\n}\n"
-    "static void sf_facts_reset(void) {\n"
+    "SF_UNUSED static void sf_facts_reset(void) {\n"
     "  for (int r = 0; r < 2; r++)\n    while (sf_nfacts[r]) "
     "free(sf_facts[r][--sf_nfacts[r]].v.s);\n"
     "}\n"
-    "static int sf_same_fact(const sf_fact *a, const sf_fact *b) {\n"
+    "SF_UNUSED static int sf_same_fact(const sf_fact *a, const sf_fact *b) {\n"
     "  return a->call == b->call && strcmp(a->func, b->func) == 0 &&\n"
     "         strcmp(a->what, b->what) == 0 && sf_veq(a->v, b->v, a->tol);\n}\n"
-    "static void sf_compare(const char *kind, const char *a, const char *b) {\n"
+    "SF_UNUSED static void sf_compare(const char *kind, const char *a, const char *b) {\n"
     "  int n = sf_nfacts[0] < sf_nfacts[1] ? sf_nfacts[0] : sf_nfacts[1], i = 0;\n"
     "  while (i < n && sf_same_fact(&sf_facts[0][i], &sf_facts[1][i])) i++;\n"
     "  if (i == n && sf_nfacts[0] == sf_nfacts[1]) return;\n"
@@ -141,30 +145,37 @@ static const char oracle_runtime[] =
     "  if (i < sf_nfacts[1]) sf_vprint(vb, sizeof vb, sf_facts[1][i].v);\n"
     "  snprintf(what, sizeof what, \"call %d: %s: %s; %s: %s\", f->call + 1, a, va, b, vb);\n"
     "  sf_violation(kind, f->func, f->what, what);\n}\n"
-    "/* Observers answer the same twice and change no other one's answer. */\n"
+    "/* Observers answer the same twice and change no other one's answer: each\n"
+    " * is called twice in a row as it comes, then every one before it again. */\n"
     "typedef sf_val (*sf_obs_fn)(void *);\n"
-    "static void sf_check_pure(void *h, int n, sf_obs_fn *obs, const char **names, const int "
-    "*cmp) {\n"
-    "  sf_val a[32], b[32];\n"
-    "  for (int k = 0; k < n; k++) a[k] = obs[k](h);\n"
-    "  for (int k = 0; k < n; k++) b[k] = obs[k](h);\n"
-    "  for (int k = 0; k < n; k++) {\n"
-    "    if (!cmp[k] || sf_veq(a[k], b[k], 0)) continue;\n"
-    "    const char *culprit = names[k];\n"
-    "    char which[300], what[1000], va[400], vb[400];\n"
-    "    sf_val x = obs[k](h), y = obs[k](h);\n"
-    "    for (int j = 0; j < n && sf_veq(x, y, 0); j++) {\n"
-    "      free(x.s), free(y.s);\n"
-    "      x = obs[k](h);\n      free(obs[j](h).s);\n      y = obs[k](h);\n"
-    "      if (!sf_veq(x, y, 0)) culprit = names[j];\n    }\n"
-    "    if (culprit == names[k]) snprintf(which, sizeof which, \"not deterministic\");\n"
-    "    else snprintf(which, sizeof which, \"changes %s\", names[k]);\n"
-    "    sf_vprint(va, sizeof va, a[k]);\n    sf_vprint(vb, sizeof vb, b[k]);\n"
-    "    snprintf(what, sizeof what, \"%s: %s, then %s\", names[k], va, vb);\n"
-    "    sf_violation(\"impure-observer\", culprit, which, what);\n  }\n"
-    "  for (int k = 0; k < n; k++) free(a[k].s), free(b[k].s);\n}\n"
+    "SF_UNUSED static void sf_impure(const char *culprit, const char *victim, sf_val a, sf_val "
+    "b) {\n"
+    "  char which[300], what[1000], va[400], vb[400];\n"
+    "  if (culprit == victim) snprintf(which, sizeof which, \"not deterministic\");\n"
+    "  else snprintf(which, sizeof which, \"changes %s\", victim);\n"
+    "  sf_vprint(va, sizeof va, a);\n  sf_vprint(vb, sizeof vb, b);\n"
+    "  snprintf(what, sizeof what, \"%s: %s, then %s\", victim, va, vb);\n"
+    "  sf_violation(\"impure-observer\", culprit, which, what);\n}\n"
+    "SF_UNUSED static void sf_check_pure(void *h, int n, sf_obs_fn *obs, const char **names,\n"
+    "                                    const int *cmp) {\n"
+    "  sf_val last[32], a, b;\n"
+    "  for (int j = 0; j < n; j++) {\n"
+    "    last[j] = obs[j](h);\n"
+    "    for (int i = 0; i < j; i++) {\n"
+    "      sf_val v = obs[i](h);\n"
+    "      if (cmp[i] && !sf_veq(last[i], v, 0)) sf_impure(names[j], names[i], last[i], v);\n"
+    "      free(last[i].s);\n      last[i] = v;\n    }\n  }\n"
+    "  for (int k = 0; k < n; k++) free(last[k].s);\n"
+    "  for (int c = 0; c < n; c++)\n"
+    "    for (int v = 0; v < n; v++) {\n"
+    "      a = obs[v](h);\n"
+    "      if (c != v) free(obs[c](h).s);\n"
+    "      b = obs[v](h);\n"
+    "      if (cmp[v] && !sf_veq(a, b, 0)) sf_impure(names[v == c ? v : c], names[v], a, b);\n"
+    "      free(a.s), free(b.s);\n    }\n}\n"
     "/* A parser accepts what its printer prints, and the text survives. */\n"
-    "static void sf_round_trip(void *h, char *(*print)(void *), void *(*parse)(const char *),\n"
+    "SF_UNUSED static void sf_round_trip(void *h, char *(*print)(void *), void *(*parse)(const "
+    "char *),\n"
     "                          void (*destroy)(void *), const char *pname, const char *qname) "
     "{\n"
     "  char *s1 = print(h), *s2, what[1000];\n"
@@ -197,6 +208,13 @@ static const char *fname(emit_ctx *c, uint32_t fi) {
   c->slot ^= 1;
   if (c->impl == 0) return api->funcs[fi].name;
   return sf_diff_symbol(api, fi, c->names[c->slot], sizeof c->names[c->slot]);
+}
+
+/* A `release` symbol, mapped like the functions. */
+static const char *rname(emit_ctx *c, const char *release) {
+  if (c->impl == 0) return release;
+  c->slot ^= 1;
+  return sf_diff_release(c->s->api, release, c->names[c->slot], sizeof c->names[c->slot]);
 }
 
 static bool compared(const sf_api *api, uint32_t fi) {
@@ -242,7 +260,7 @@ static void emit_wrappers(emit_ctx *c, sf_buf *out) {
       }
       if (f->ret.kind == SF_STRING)
         sf_buf_printf(out, "); sf_val v = sf_vs(r);%s%s%s return v; }\n",
-                      f->release ? " if (r) " : "", f->release ? f->release : "",
+                      f->release ? " if (r) " : "", f->release ? rname(c, f->release) : "",
                       f->release ? "((char *)r);" : "");
       else if (f->ret.kind == SF_F32 || f->ret.kind == SF_F64)
         sf_buf_printf(out, "); return sf_vd(r); }\n");
@@ -255,7 +273,7 @@ static void emit_wrappers(emit_ctx *c, sf_buf *out) {
       sf_buf_printf(out, "static char *sf_print%u_%s(void *h) { char *r = (char *)%s(h);", c->impl,
                     f->name, fname(c, (uint32_t)f->inverse_of));
       sf_buf_printf(out, " char *c = r ? strdup(r) : NULL;%s%s%s return c; }\n",
-                    p->release ? " if (r) " : "", p->release ? p->release : "",
+                    p->release ? " if (r) " : "", p->release ? rname(c, p->release) : "",
                     p->release ? "(r);" : "");
       sf_buf_printf(out, "static void *sf_parse%u_%s(const char *s) { %s *r = %s(s); ", c->impl,
                     f->name, api->handles[f->ret.type_index].ctype, fname(c, fi));
@@ -497,22 +515,12 @@ static void fact_observers(emit_ctx *c, int call, uint32_t vid, sf_buf *out) {
   }
 }
 
-/* An `observed` input's run ends by calling the state observers on every
- * live value (harness/feedback.h), and checking the generic contracts on
- * it; a crash inside one must happen here too. */
+/* An `observed` input's run ends by checking the generic contracts on every
+ * live value and calling its state observers (harness/feedback.h); a crash
+ * inside one must happen here too. */
 static void observe_all(emit_ctx *c, sf_buf *out) {
   const sf_seq *s = c->s;
   const sf_api *api = s->api;
-  for (uint32_t v = 0; v < s->nvals && v < SF_FB_MAX_VALUES; v++) {
-    for (uint32_t fi = 0; fi < api->nfuncs; fi++) {
-      const sf_func *f = &api->funcs[fi];
-      if (sf_func_state_observer(f) != (int32_t)s->vals[v].htype) continue;
-      sf_buf_printf(out,
-                    "  if (h%u) free(sf_o%u_%s(h%u).s); /* observer, as at the end of every "
-                    "run */\n",
-                    v + 1, c->impl, f->name, v + 1);
-    }
-  }
   for (uint32_t v = 0; v < s->nvals; v++) {
     uint32_t n = 0;
     sf_buf names = {0}, fns = {0}, cmp = {0};
@@ -545,6 +553,16 @@ static void observe_all(emit_ctx *c, sf_buf *out) {
                     "\"%s\", \"%s\");\n",
                     v + 1, v + 1, c->impl, q->name, c->impl, q->name, c->impl, q->name,
                     api->funcs[q->inverse_of].name, q->name);
+    }
+  }
+  for (uint32_t v = 0; v < s->nvals && v < SF_FB_MAX_VALUES; v++) {
+    for (uint32_t fi = 0; fi < api->nfuncs; fi++) {
+      const sf_func *f = &api->funcs[fi];
+      if (sf_func_state_observer(f) != (int32_t)s->vals[v].htype) continue;
+      sf_buf_printf(out,
+                    "  if (h%u) free(sf_o%u_%s(h%u).s); /* observer, as at the end of every "
+                    "run */\n",
+                    v + 1, c->impl, f->name, v + 1);
     }
   }
 }
@@ -677,6 +695,8 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
     }
     sf_buf_printf(out, ");\n");
     if (f->ret.kind == SF_HANDLE) sf_buf_printf(out, "    h%u = r;\n", vid + 1);
+    if (f->ret.kind != SF_VOID && f->ret.kind != SF_HANDLE && keep_r)
+      sf_buf_printf(out, "    (void)r;\n");
     if (ec->facts) {
       sf_buf_printf(out, "    sf_fact_add(%u, \"%s\", \"status\", sf_vi(", ci, f->name);
       if (check) {
@@ -758,7 +778,8 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
         c_invariants(ec, ci, (uint32_t)a[i].bits, out);
     for (uint32_t v = vid; api->ninvariants && v < vid + f->nproduced; v++)
       c_invariants(ec, ci, v, out);
-    if (f->ret.kind == SF_STRING && f->release) sf_buf_printf(out, "    %s(r);\n", f->release);
+    if (f->ret.kind == SF_STRING && f->release)
+      sf_buf_printf(out, "    %s(r);\n", rname(ec, f->release));
     sf_buf_printf(out, "  }\n");
     for (uint32_t v = 0; v < n; v++)
       if (before[v] && !life.alive[v] && life.owner[v] != UINT32_MAX)

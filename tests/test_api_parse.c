@@ -113,7 +113,8 @@ static const struct {
     {"api t;\nfunc void f(int x) destructor;\n",
      "t.api:2:20: a destructor needs a handle parameter"},
     {"api t;\nfunc void f(int x);\nbogus;\n",
-     "t.api:3:1: expected a declaration (api, header, library, handle, enum, flags, dict, func, invariant or differential)"},
+     "t.api:3:1: expected a declaration (api, header, library, handle, enum, flags, dict, func, "
+     "invariant or differential)"},
     {"api t;\nheader \"a.h;\n", "t.api:2:8: unterminated string literal"},
     {"api t;\nfunc void f(int x != 99999999999999999999);\n",
      "t.api:2:22: integer literal out of range"},
@@ -150,6 +151,40 @@ static const struct {
      "t.api:4:32: 'q' must return a string from one 'h' handle"},
     {"api t;\nhandle h;\nfunc h *p(string s) inverse_of nope;\n",
      "t.api:3:32: no function named 'nope'"},
+    /* Contracts (ensures, invariant) and the differential statement. */
+    {"api t;\nhandle h;\nfunc int f(h *p, int x) ensures y > 0;\n",
+     "t.api:3:33: unknown name 'y' (a parameter, 'ret', a constant or an observer)"},
+    {"api t;\nhandle h;\nfunc int n(h *p) observer;\ninvariant h v: n(v) == old(n(v));\n",
+     "t.api:4:24: old() is for postconditions: an invariant holds at all times"},
+    {"api t;\nfunc int f(int x) ensures old(ret) == 0;\n",
+     "t.api:2:31: 'ret' has no value before the call"},
+    {"api t;\nfunc int f(int x) ensures old(old(x)) == 0;\n", "t.api:2:31: old() inside old()"},
+    {"api t;\nhandle h;\nfunc void f(h *p, out int *k) ensures old(k) == 0;\n",
+     "t.api:3:43: 'k' is written by the call: it has no value before it"},
+    {"api t;\nfunc void f(int x) ensures ret == 0;\n",
+     "t.api:2:28: 'ret': the function returns nothing"},
+    {"api t;\nhandle h;\nfunc int f(h *p) ensures g(p) == 0;\nfunc int g(h *p);\n",
+     "t.api:3:26: 'g' is not an observer: a contract may call only observers"},
+    {"api t;\nhandle h;\nfunc int f(h *p) ensures n(p, 1) == 0;\nfunc int n(h *p) observer;\n",
+     "t.api:3:26: 'n' takes 1 argument, not 2"},
+    {"api t;\nhandle h;\nfunc int f(h *p) ensures nope(p) == 0;\n",
+     "t.api:3:26: no function named 'nope'"},
+    {"api t;\nhandle h;\nhandle g;\nfunc int n(h *p) observer;\n"
+     "func int f(g *q) ensures n(q) == 0;\n",
+     "t.api:5:26: argument 1 of 'n' must be h"},
+    {"api t;\nfunc int f(int x) ensures x + ;\n", "t.api:2:31: expected a value, a name or '('"},
+    {"api t;\nhandle h;\ninvariant q v: 1;\nfunc void f(h *p);\n",
+     "t.api:3:11: expected a handle type"},
+    {"api t;\nfunc int f(int x);\ndifferential b { zz = b_zz; }\n",
+     "t.api:3:18: no function or release symbol named 'zz' (declare it before the block)"},
+    {"api t;\nfunc int f(int x);\ndifferential b { ignore f, zz; }\n",
+     "t.api:3:28: no function named 'zz' (declare it before the block)"},
+    {"api t;\nfunc int f(int x);\ndifferential b { prefix \"b_\"; }\nfunc int g(int y);\n",
+     "t.api:4:6: functions are declared before the differential statement"},
+    {"api t;\nfunc int f(int x);\ndifferential b { tolerance f 2; }\n",
+     "t.api:3:30: a relative tolerance is at least 0 and below 1"},
+    {"api t;\nfunc int f(int x);\ndifferential b { }\ndifferential c { }\n",
+     "t.api:4:14: one differential statement per API"},
 };
 
 static void test_bad_grammars(void **state) {
@@ -210,6 +245,73 @@ static void test_inverse_of(void **state) {
   sf_api_free(api);
 }
 
+/* Contracts and the differential statement in the model; observers may be
+ * declared after the contracts that call them. */
+static void test_oracles_model(void **state) {
+  (void)state;
+  sf_api *api = parse_api_text(
+      "api t; handle h;\n"
+      "func h *mk(int n) error null;\n"
+      "func void rm(h *p) destructor;\n"
+      "func int add(h *p, int v) error < 0\n"
+      "  ensures ret < 0 || size(p) == old(size(p)) + 1\n"
+      "  ensures old(size(p)) >= 0 && name(p) != \"x\";\n"
+      "func long clock(h *p) nondeterministic;\n"
+      "func int size(h *p) observer;\n"
+      "func char *name(h *p) observer;\n"
+      "invariant h it: size(it) >= 0;\n"
+      "differential v2 { prefix \"v2_\"; rm = v2_destroy; ignore clock; tolerance size 0.5; }\n");
+  const sf_func *add = &api->funcs[sf_api_find_func(api, "add")];
+  assert_int_equal(add->nensures, 2);
+  assert_int_equal(add->ensures[0].nold, 1);
+  assert_int_equal(add->ensures[1].nold, 1);
+  assert_int_equal(add->ensures[0].line, 5);
+  assert_string_equal(add->ensures[0].text, "ret < 0 || size(p) == old(size(p)) + 1");
+  const sf_expr *e = add->ensures[0].expr;
+  assert_int_equal(e->op, SF_E_OR);
+  assert_int_equal(e->kids[1]->op, SF_E_EQ);
+  assert_int_equal(e->kids[1]->kids[0]->op, SF_E_CALL);
+  assert_int_equal(e->kids[1]->kids[0]->index, sf_api_find_func(api, "size"));
+  assert_int_equal(e->kids[1]->kids[1]->op, SF_E_ADD);
+  assert_int_equal(e->kids[1]->kids[1]->kids[0]->op, SF_E_OLD);
+  assert_true(api->funcs[sf_api_find_func(api, "clock")].flags & SF_F_NONDETERMINISTIC);
+  assert_int_equal(api->ninvariants, 1);
+  assert_int_equal(api->invariants[0].handle, 0);
+  assert_string_equal(api->invariants[0].var, "it");
+  assert_int_equal(api->invariants[0].contract.nold, 0);
+  assert_non_null(api->diff);
+  assert_string_equal(api->diff->name, "v2");
+  char buf[64];
+  assert_string_equal(sf_diff_symbol(api, (uint32_t)sf_api_find_func(api, "rm"), buf, sizeof buf),
+                      "v2_destroy");
+  assert_string_equal(sf_diff_symbol(api, (uint32_t)sf_api_find_func(api, "add"), buf, sizeof buf),
+                      "v2_add");
+  assert_true(api->diff->ignore[sf_api_find_func(api, "clock")]);
+  assert_false(api->diff->ignore[sf_api_find_func(api, "add")]);
+  assert_true(api->diff->tolerance[sf_api_find_func(api, "size")] == 0.5);
+  sf_api_free(api);
+  /* Without a prefix, an unmapped function calls its own symbol. */
+  api = parse_api_text("api t; func int f(int x); func int g(int x); differential b { g = gb; }");
+  assert_string_equal(sf_diff_symbol(api, 0, buf, sizeof buf), "f");
+  assert_string_equal(sf_diff_symbol(api, 1, buf, sizeof buf), "gb");
+  sf_api_free(api);
+}
+
+/* Oracles do not change what an input means: binary inputs stay valid. */
+static void test_fingerprint_ignores_oracles(void **state) {
+  (void)state;
+  sf_api *a = parse_api_text("api t; handle h; func h *mk(int n) error null;\n"
+                             "func int f(h *p, int v); func int n(h *p) observer;\n");
+  sf_api *b = parse_api_text("api t; handle h; func h *mk(int n) error null ensures ret != null;\n"
+                             "func int f(h *p, int v) nondeterministic ensures n(p) >= old(n(p));\n"
+                             "func int n(h *p) observer;\n"
+                             "invariant h x: n(x) >= 0;\n"
+                             "differential two { prefix \"two_\"; ignore f; }\n");
+  assert_int_equal(a->fingerprint, b->fingerprint);
+  sf_api_free(a);
+  sf_api_free(b);
+}
+
 static void test_fingerprint(void **state) {
   (void)state;
   const char *a = "api t; handle h; func h *mk(int n in [1, 4]) error null;";
@@ -254,6 +356,7 @@ int main(void) {
       cmocka_unit_test(test_bad_grammars),       cmocka_unit_test(test_reports_every_error),
       cmocka_unit_test(test_inverse_of),         cmocka_unit_test(test_fingerprint),
       cmocka_unit_test(test_flags_result_error), cmocka_unit_test(test_prefixes_and_garbage),
+      cmocka_unit_test(test_oracles_model),      cmocka_unit_test(test_fingerprint_ignores_oracles),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

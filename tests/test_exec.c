@@ -1,7 +1,12 @@
 /* The executor against objlib (a library that counts misuse instead of
- * crashing): ownership, error conventions, NULL handles, buffers, cleanup. */
+ * crashing): ownership, error conventions, NULL handles, buffers, cleanup.
+ * Its oracles (exec.h), reports captured with sf_exec_on_violation:
+ * contracts and invariants against objlib, the repeat check and the generic
+ * contracts against oraclelib, the differential mode against difflib. */
+#include "difflib.h"
 #include "harness/exec.h"
 #include "objlib.h"
+#include "oraclelib.h"
 #include "test_util.h"
 
 typedef struct fixture {
@@ -182,6 +187,306 @@ static void test_missing_symbol(void **state) {
   (void)f;
 }
 
+/* ---- oracles -------------------------------------------------------------- */
+
+/* The reports of a run: how many, and their texts one after the other. */
+typedef struct reports {
+  int n;
+  char text[4096];
+} reports;
+
+static void capture_report(void *ctx, const char *report) {
+  reports *r = ctx;
+  r->n++;
+  size_t len = strlen(r->text);
+  snprintf(r->text + len, sizeof r->text - len, "%s", report);
+}
+
+/* objlib's functions with the contracts a test gives: attributes of four of
+ * them, then statements (invariants). */
+#define OBJ_API(obj_fail_attrs, obj_maybe_attrs, obj_name_attrs, obj_keep_attrs, statements)       \
+  "api o;\nhandle obj;\n"                                                                          \
+  "func obj *obj_new(int id) error null;\n"                                                        \
+  "func obj *obj_maybe(int v) " obj_maybe_attrs ";\n"                                              \
+  "func void obj_free(obj *o) destructor;\n"                                                       \
+  "func int obj_fail(obj *o, int code) error < 0 " obj_fail_attrs ";\n"                            \
+  "func void obj_keep(obj *o, keep string s) " obj_keep_attrs ";\n"                                \
+  "func long obj_kept_len(obj *o) observer;\n"                                                     \
+  "func char *obj_name(obj *o) release obj_str_free " obj_name_attrs ";\n" statements
+
+/* Run seq under the grammar api_text (objlib), its reports into r. */
+static sf_run_status run_oracles(const char *api_text, const char *seq, reports *r) {
+  sf_api *api = parse_api_text(api_text);
+  char err[256];
+  sf_exec *x = sf_exec_new(api, objlib_resolve, NULL, err, sizeof err);
+  assert_non_null(x);
+  memset(r, 0, sizeof *r);
+  sf_exec_on_violation(x, capture_report, r);
+  sf_seq s;
+  sf_seq_init(&s, api);
+  objlib_reset();
+  parse_seq_ok(&s, api, seq);
+  sf_run_result res;
+  sf_exec_run(x, &s, NULL, &res);
+  sf_seq_free(&s);
+  sf_exec_free(x);
+  sf_api_free(api);
+  return res.status;
+}
+
+/* The first line of a report names kind, function and which rule, the last
+ * repeats them. */
+static void assert_report(const reports *r, const char *head) {
+  char want[512];
+  snprintf(want, sizeof want, "==ERROR: seqfuzz: %s: ", head);
+  if (!strstr(r->text, want)) fprintf(stderr, "no '%s' in:\n%s\n", want, r->text);
+  assert_non_null(strstr(r->text, want));
+  const char *bracket = strstr(head, " [");
+  snprintf(want, sizeof want, "SUMMARY: seqfuzz: %s\n", head);
+  assert_non_null(bracket);
+  assert_non_null(strstr(r->text, want));
+}
+
+static void test_ensures_holds_and_fails(void **state) {
+  (void)state;
+  reports r;
+  /* Holds: on calls that succeed and on a call that fails (checked too). */
+  run_oracles(OBJ_API("ensures ret == code", "", "", "", ""),
+              "h1 = obj_new(1); obj_fail(h1, 3); obj_fail(h1, 0); obj_fail(h1, -2);", &r);
+  assert_int_equal(r.n, 0);
+  /* Fails on every call (the run goes on when reports are captured). */
+  run_oracles(OBJ_API("ensures ret == code + 1", "", "", "", ""),
+              "h1 = obj_new(1); obj_fail(h1, 3); obj_fail(h1, 4);", &r);
+  assert_int_equal(r.n, 2);
+  assert_report(&r, "contract-violation in obj_fail [ensures 1]");
+  assert_non_null(strstr(r.text, "ret == code + 1\n    after [2] obj_fail(h1, 3); -> 3\n"));
+  /* A failed call is checked too; the second ensures is "ensures 2". */
+  run_oracles(OBJ_API("ensures ret == code ensures ret >= 0", "", "", "", ""),
+              "h1 = obj_new(1); obj_fail(h1, 5); obj_fail(h1, -7);", &r);
+  assert_int_equal(r.n, 1);
+  assert_report(&r, "contract-violation in obj_fail [ensures 2]");
+  assert_non_null(strstr(r.text, "after [3] obj_fail(h1, -7); -> -7"));
+}
+
+/* An observer of a NULL (or dead) handle, a division by zero: unknown, so
+ * the contract says nothing; the same contract on a value it can read fails. */
+static void test_unknown_is_not_a_violation(void **state) {
+  (void)state;
+  reports r;
+  const char *api = OBJ_API("ensures 10 / code == 99 && 10 % code == 99",
+                            "ensures obj_kept_len(ret) == 5", "", "", "");
+  run_oracles(api, "h1 = obj_maybe(0); h2 = obj_new(1); obj_fail(h2, 0);", &r);
+  assert_int_equal(r.n, 0);
+  run_oracles(api, "h1 = obj_maybe(3);", &r);
+  assert_int_equal(r.n, 1);
+  assert_report(&r, "contract-violation in obj_maybe [ensures 1]");
+  assert_non_null(strstr(r.text, "obj_kept_len(ret) = -1"));
+  run_oracles(api, "h1 = obj_new(1); obj_fail(h1, 3);", &r);
+  assert_int_equal(r.n, 1);
+  assert_report(&r, "contract-violation in obj_fail [ensures 1]");
+  /* A handle the call destroyed is dead: its observer is not called. */
+  run_oracles("api o; handle obj; func obj *obj_new(int id) error null;\n"
+              "func void obj_free(obj *o) destructor ensures obj_kept_len(o) == 99;\n"
+              "func long obj_kept_len(obj *o) observer;\n",
+              "h1 = obj_new(1); obj_free(h1);", &r);
+  assert_int_equal(r.n, 0);
+  assert_int_equal(objlib.bad_uses, 0);
+}
+
+/* Strings compare by content: a result, a parameter, an observer's value. */
+static void test_strings_by_content(void **state) {
+  (void)state;
+  reports r;
+  const char *api = OBJ_API("", "", "ensures ret == \"obj-42\"", "ensures s != \"bad\"", "");
+  run_oracles(api, "h1 = obj_new(42); obj_name(h1); obj_keep(h1, \"good\");", &r);
+  assert_int_equal(r.n, 0);
+  run_oracles(api, "h1 = obj_new(7); obj_name(h1);", &r);
+  assert_int_equal(r.n, 1);
+  assert_report(&r, "contract-violation in obj_name [ensures 1]");
+  assert_non_null(strstr(r.text, "-> \"obj-7\""));
+  assert_int_equal(objlib.names_released, 1);
+  run_oracles(api, "h1 = obj_new(1); obj_keep(h1, \"bad\");", &r);
+  assert_int_equal(r.n, 1);
+  assert_report(&r, "contract-violation in obj_keep [ensures 1]");
+}
+
+/* old(): the value before the call, noted in the report. */
+static void test_old_values(void **state) {
+  (void)state;
+  reports r;
+  const char *api = OBJ_API("", "", "", "ensures obj_kept_len(o) >= old(obj_kept_len(o))", "");
+  run_oracles(api, "h1 = obj_new(1); obj_keep(h1, \"ab\"); obj_keep(h1, \"abc\");", &r);
+  assert_int_equal(r.n, 0);
+  run_oracles(api, "h1 = obj_new(1); obj_keep(h1, \"abc\"); obj_keep(h1, \"a\");", &r);
+  assert_int_equal(r.n, 1);
+  assert_report(&r, "contract-violation in obj_keep [ensures 1]");
+  assert_non_null(strstr(r.text, "obj_kept_len(o) = 1; old(obj_kept_len(o)) = 3"));
+}
+
+/* An invariant holds after every call that takes or makes its handle. */
+static void test_invariant(void **state) {
+  (void)state;
+  reports r;
+  const char *api = OBJ_API("", "", "", "", "invariant obj o: obj_kept_len(o) < 4;\n");
+  run_oracles(api, "h1 = obj_new(1); obj_keep(h1, \"abc\"); h2 = obj_new(2);", &r);
+  assert_int_equal(r.n, 0);
+  run_oracles(api, "h1 = obj_new(1); obj_keep(h1, \"hello\"); h2 = obj_new(2); obj_fail(h1, 1);",
+              &r);
+  assert_int_equal(r.n, 2); /* after obj_keep and obj_fail, not after obj_new(2) */
+  assert_report(&r, "invariant-violation in obj_keep [invariant 1 of obj]");
+  assert_report(&r, "invariant-violation in obj_fail [invariant 1 of obj]");
+  assert_non_null(strstr(r.text, "obj_kept_len(o) < 4\n    after [2] obj_keep(h1, \"hello\");\n"
+                                 "    obj_kept_len(o) = 5\n"));
+}
+
+/* oraclelib's and difflib's functions by name (an sf_resolve_fn). */
+#define SYM(f)                                                                                     \
+  { #f, (void *)&f }
+static const struct {
+  const char *name;
+  void *addr;
+} lib_symbols[] = {
+    SYM(os_new),      SYM(os_free),    SYM(os_add),    SYM(os_remove),   SYM(os_size),
+    SYM(os_contains), SYM(os_check),   SYM(os_serial), SYM(or_new),      SYM(or_free),
+    SYM(or_add),      SYM(or_value),   SYM(or_print),  SYM(or_str_free), SYM(or_parse),
+    SYM(ob_new),      SYM(ob_free),    SYM(ob_put),    SYM(ob_take),     SYM(ob_digest),
+    SYM(ob_peek),     SYM(da_new),     SYM(da_free),   SYM(da_put),      SYM(da_get),
+    SYM(da_del),      SYM(da_count),   SYM(da_min),    SYM(da_mean),     SYM(da_capacity),
+    SYM(db_new),      SYM(db_destroy), SYM(db_put),    SYM(db_get),      SYM(db_del),
+    SYM(db_count),    SYM(db_min),     SYM(db_mean),   SYM(db_capacity),
+};
+
+static void *lib_resolve(void *ctx, const char *name) {
+  (void)ctx;
+  for (size_t i = 0; i < sizeof lib_symbols / sizeof *lib_symbols; i++)
+    if (strcmp(lib_symbols[i].name, name) == 0) return lib_symbols[i].addr;
+  return NULL;
+}
+
+/* The second implementation: the symbol the differential statement maps. */
+static void *twin_resolve(void *ctx, const char *name) {
+  const sf_api *api = ctx;
+  int32_t fi = sf_api_find_func(api, name);
+  char buf[128];
+  return lib_resolve(NULL, fi < 0 ? name : sf_diff_symbol(api, (uint32_t)fi, buf, sizeof buf));
+}
+
+static void check_values(void *ctx, sf_exec *x, const sf_seq *s) {
+  (void)ctx;
+  for (uint32_t v = 0; v < s->nvals; v++)
+    sf_exec_check_value(x, v);
+}
+
+typedef enum { PLAIN, REPEAT, GENERIC, TWIN } oracle_mode;
+
+/* Run seq under api_text against oraclelib and difflib: plainly, then
+ * repeated (sf_exec_check_repeat), or with the generic contracts on every
+ * value at the end (as a probe does), or with the second implementation. */
+static void run_lib(const char *api_text, const char *seq, oracle_mode mode, reports *r) {
+  sf_api *api = parse_api_text(api_text);
+  char err[256];
+  sf_exec *x = sf_exec_new(api, lib_resolve, NULL, err, sizeof err), *twin = NULL;
+  assert_non_null(x);
+  memset(r, 0, sizeof *r);
+  sf_exec_on_violation(x, capture_report, r);
+  if (mode == TWIN) {
+    twin = sf_exec_new(api, twin_resolve, api, err, sizeof err);
+    assert_non_null(twin);
+    sf_exec_generic_checks(twin, false);
+    sf_exec_set_twin(x, twin);
+  }
+  sf_seq s;
+  sf_seq_init(&s, api);
+  parse_seq_ok(&s, api, seq);
+  sf_exec_hooks hooks = {NULL, NULL, check_values};
+  sf_run_result res;
+  sf_exec_run(x, &s, mode == GENERIC ? &hooks : NULL, &res);
+  if (mode == REPEAT) sf_exec_check_repeat(x, &s);
+  sf_seq_free(&s);
+  sf_exec_free(x);
+  sf_exec_free(twin);
+  sf_api_free(api);
+}
+
+/* One sequence, two runs, two answers: nondeterminism, unless the function
+ * says it is nondeterministic. */
+static void test_repeat_check(void **state) {
+  (void)state;
+  reports r;
+  const char *seq = "h1 = os_new(2); os_add(h1, 3); os_serial(h1);";
+  const char *api = "api t; handle oset; func oset *os_new(int cap in [1, 4]) error null;\n"
+                    "func void os_free(oset *s) destructor; func int os_add(oset *s, int v);\n"
+                    "func int os_serial(oset *s)%s;\n";
+  char text[512];
+  snprintf(text, sizeof text, api, "");
+  run_lib(text, seq, PLAIN, &r);
+  assert_int_equal(r.n, 0);
+  run_lib(text, seq, REPEAT, &r);
+  assert_int_equal(r.n, 1);
+  assert_report(&r, "nondeterminism in os_serial [result]");
+  assert_non_null(strstr(r.text, "the result of [3] differs: os_serial(h1);\n    first run: "));
+  snprintf(text, sizeof text, api, " nondeterministic");
+  run_lib(text, seq, REPEAT, &r);
+  assert_int_equal(r.n, 0);
+}
+
+/* The generic contracts, on the values alive at the end. */
+static void test_generic_contracts(void **state) {
+  (void)state;
+  reports r;
+  const char *rec = "api t; handle orec; func orec *or_new(void) error null;\n"
+                    "func void or_free(orec *r) destructor; func void or_add(orec *r, int d);\n"
+                    "func int or_value(orec *r) observer;\n"
+                    "func char *or_print(orec *r) release or_str_free;\n"
+                    "func orec *or_parse(string text) error null inverse_of or_print;\n";
+  run_lib(rec, "h1 = or_new(); or_add(h1, 12); h2 = or_parse(\"v=7\");", GENERIC, &r);
+  assert_int_equal(r.n, 0);
+  run_lib(rec, "h1 = or_new(); or_add(h1, 12); or_add(h1, -13);", PLAIN, &r);
+  assert_int_equal(r.n, 0);
+  run_lib(rec, "h1 = or_new(); or_add(h1, 12); or_add(h1, -13);", GENERIC, &r);
+  assert_int_equal(r.n, 1);
+  assert_report(&r, "round-trip-failure in or_parse [rejects its printer's output]");
+  assert_non_null(strstr(r.text, "on h1\n    printed: \"v=-1\"\n"));
+  const char *box =
+      "api t; handle obox; func obox *ob_new(void) error null;\n"
+      "func void ob_free(obox *b) destructor; func int ob_put(obox *b, int v);\n"
+      "func int ob_peek(obox *b) observer; func unsigned ob_digest(obox *b) observer;\n";
+  run_lib(box, "h1 = ob_new(); ob_put(h1, 1); ob_put(h1, 2);", GENERIC, &r);
+  assert_int_equal(r.n, 0);
+  run_lib(box, "h1 = ob_new(); ob_put(h1, 1); ob_put(h1, 2); ob_put(h1, 3);", GENERIC, &r);
+  assert_int_equal(r.n, 1);
+  assert_report(&r, "impure-observer in ob_peek [changes ob_digest]");
+}
+
+/* Two implementations, compared call by call. */
+static void test_differential(void **state) {
+  (void)state;
+  reports r;
+  const char *api = "api d; handle dmap; func dmap *da_new(void) error null;\n"
+                    "func void da_free(dmap *m) destructor;\n"
+                    "func int da_put(dmap *m, int key in [0, 15], int val) error < 0;\n"
+                    "func int da_get(dmap *m, int key in [0, 15], out long *val);\n"
+                    "func int da_del(dmap *m, int key in [0, 15]);\n"
+                    "func int da_min(dmap *m) observer;\n"
+                    "func int da_capacity(dmap *m) observer;\n"
+                    "differential b { da_new = db_new; da_free = db_destroy; da_put = db_put;\n"
+                    "  da_get = db_get; da_del = db_del; da_min = db_min;\n"
+                    "  da_capacity = db_capacity; ignore da_capacity; }\n";
+  const char *agree = "h1 = da_new(); da_put(h1, 3, 30); da_put(h1, 1, 10); da_get(h1, 3, &_);\n"
+                      "da_get(h1, 2, &_); da_del(h1, 1); da_put(h1, 15, -5); da_del(h1, 9);";
+  run_lib(api, agree, TWIN, &r);
+  assert_int_equal(r.n, 0);
+  const char *wrong = "h1 = da_new(); da_put(h1, 5, 0); da_put(h1, 3, 0); da_put(h1, 9, 0);\n"
+                      "da_del(h1, 3); da_get(h1, 5, &_);";
+  run_lib(api, wrong, PLAIN, &r);
+  assert_int_equal(r.n, 0);
+  run_lib(api, wrong, TWIN, &r);
+  assert_int_equal(r.n, 1);
+  assert_report(&r, "divergence in da_min [observer]");
+  assert_non_null(
+      strstr(r.text, "da_min(h1) differs after [5] da_del(h1, 3);\n    d: 5\n    b: 9\n"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_cleanup_destroys_owned_handles, setup, teardown),
@@ -195,6 +500,14 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_failed_destructor_still_consumes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_deterministic_and_reusable, setup, teardown),
       cmocka_unit_test_setup_teardown(test_missing_symbol, setup, teardown),
+      cmocka_unit_test(test_ensures_holds_and_fails),
+      cmocka_unit_test(test_unknown_is_not_a_violation),
+      cmocka_unit_test(test_strings_by_content),
+      cmocka_unit_test(test_old_values),
+      cmocka_unit_test(test_invariant),
+      cmocka_unit_test(test_repeat_check),
+      cmocka_unit_test(test_generic_contracts),
+      cmocka_unit_test(test_differential),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
