@@ -97,7 +97,7 @@ static const char oracle_runtime[] =
     "SF_UNUSED static int sf_strcmp(const char *a, const char *b) {\n"
     "  return !a || !b ? (a != 0) - (b != 0) : strcmp(a, b);\n}\n"
     "/* A copy of a string result, kept to the end. */\n"
-    "static const char *sf_keep(const char *s) {\n"
+    "SF_UNUSED static const char *sf_keep(const char *s) {\n"
     "  static char *kept[4096];\n  static unsigned n;\n"
     "  if (!s || n == 4096) return s;\n  return kept[n++] = strdup(s);\n}\n"
     "/* An observed value: t 0 a number, 1 a float, 2 a string (a copy). */\n"
@@ -247,7 +247,7 @@ static void emit_wrappers(emit_ctx *c, sf_buf *out) {
     int32_t h = sf_func_state_observer(f);
     bool parser = f->inverse_of >= 0 && f->ret.kind == SF_HANDLE && f->nparams == 1;
     if (h >= 0) {
-      sf_buf_printf(out, "static sf_val sf_o%u_%s(void *h) {", c->impl, f->name);
+      sf_buf_printf(out, "SF_UNUSED static sf_val sf_o%u_%s(void *h) {", c->impl, f->name);
       out_scratch(out, f);
       sf_buf_printf(out, " %s r = %s(", f->ret.kind == SF_STRING ? "const char *" : f->ret.ctype,
                     fname(c, fi));
@@ -270,20 +270,20 @@ static void emit_wrappers(emit_ctx *c, sf_buf *out) {
     if (parser && api->handles[f->ret.type_index].destructor >= 0) {
       const sf_func *p = &api->funcs[f->inverse_of];
       const sf_func *d = &api->funcs[api->handles[f->ret.type_index].destructor];
-      sf_buf_printf(out, "static char *sf_print%u_%s(void *h) { char *r = (char *)%s(h);", c->impl,
-                    f->name, fname(c, (uint32_t)f->inverse_of));
+      sf_buf_printf(out, "SF_UNUSED static char *sf_print%u_%s(void *h) { char *r = (char *)%s(h);",
+                    c->impl, f->name, fname(c, (uint32_t)f->inverse_of));
       sf_buf_printf(out, " char *c = r ? strdup(r) : NULL;%s%s%s return c; }\n",
                     p->release ? " if (r) " : "", p->release ? rname(c, p->release) : "",
                     p->release ? "(r);" : "");
-      sf_buf_printf(out, "static void *sf_parse%u_%s(const char *s) { %s *r = %s(s); ", c->impl,
-                    f->name, api->handles[f->ret.type_index].ctype, fname(c, fi));
+      sf_buf_printf(out, "SF_UNUSED static void *sf_parse%u_%s(const char *s) { %s *r = %s(s); ",
+                    c->impl, f->name, api->handles[f->ret.type_index].ctype, fname(c, fi));
       if (f->err_cmp != SF_CMP_NONE && f->err_cmp != SF_CMP_NULL) {
         sf_buf_printf(out, "if (");
         error_test(out, f);
         sf_buf_printf(out, ") return NULL; ");
       }
       sf_buf_printf(out, "return r; }\n");
-      sf_buf_printf(out, "static void sf_free%u_%s(void *h) {", c->impl, f->name);
+      sf_buf_printf(out, "SF_UNUSED static void sf_free%u_%s(void *h) {", c->impl, f->name);
       out_scratch(out, d);
       sf_buf_printf(out, " (void)%s(",
                     fname(c, (uint32_t)api->handles[f->ret.type_index].destructor));
@@ -826,7 +826,7 @@ int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
                 "\n/* Reports as the fuzzer makes them: UBSan with a stack, an abort with one. */\n"
                 "const char *__ubsan_default_options(void) { return \"print_stacktrace=1\"; }\n"
                 "const char *__asan_default_options(void) { return \"handle_abort=1\"; }\n"
-                "\nstatic void *copy_of(const void *p, size_t n) {\n"
+                "\n__attribute__((unused)) static void *copy_of(const void *p, size_t n) {\n"
                 "  void *q = malloc(n);\n  if (n) memcpy(q, p, n);\n  return q;\n}\n");
   if (oracles) sf_buf_printf(out, "%s", oracle_runtime);
   sf_buf_printf(out, "\n/* The calls, in a frame of their own (sf_: no frame of the library, for\n"
