@@ -273,6 +273,41 @@ static uint64_t enum_value(const sf_api *api, const sf_param *p, uint64_t bits) 
   return v;
 }
 
+/* What libffi writes a result into. */
+typedef union ffi_result {
+  ffi_arg a;
+  uint64_t u;
+  float f32;
+  double f64;
+  void *p;
+} ffi_result;
+
+/* A result as sf_call_outcome.ret holds it: integers widened to 64 bits,
+ * floats as their bits (f32 in the low 32), pointers. */
+static uint64_t result_bits(const sf_api *api, const sf_func *f, const ffi_result *rv) {
+  sf_kind k = f->ret.kind;
+  if (k == SF_ENUM || k == SF_FLAGS) k = api->enums[f->ret.type_index].base;
+  switch (k) {
+  case SF_VOID:
+    return 0;
+  case SF_F32: {
+    uint32_t b;
+    memcpy(&b, &rv->f32, 4);
+    return b;
+  }
+  case SF_F64: {
+    uint64_t b;
+    memcpy(&b, &rv->f64, 8);
+    return b;
+  }
+  case SF_HANDLE:
+  case SF_STRING:
+    return (uint64_t)(uintptr_t)rv->p;
+  default:
+    return widen(k, (uint64_t)rv->a);
+  }
+}
+
 /* Make one call. Fills o; returns false on OOM. temps receives heap blocks
  * to free after the call. */
 static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome *o) {
@@ -330,41 +365,12 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
       if (!(p->flags & SF_P_LENGTH)) slots[i].u = a[i].bits; /* floats: bits in the low bytes */
     }
   }
-  union {
-    ffi_arg a;
-    uint64_t u;
-    float f32;
-    double f64;
-    void *p;
-  } rv;
+  ffi_result rv;
   rv.u = 0;
   if (ok) {
     ffi_call(&pf->cif, pf->fn, &rv, argp);
     o->made = true;
-    switch (f->ret.kind) {
-    case SF_VOID:
-      o->ret = 0;
-      break;
-    case SF_F32: {
-      uint32_t b;
-      memcpy(&b, &rv.f32, 4);
-      o->ret = b;
-      break;
-    }
-    case SF_F64:
-      memcpy(&o->ret, &rv.f64, 8);
-      break;
-    case SF_HANDLE:
-    case SF_STRING:
-      o->ret = (uint64_t)(uintptr_t)rv.p;
-      break;
-    case SF_ENUM:
-    case SF_FLAGS:
-      o->ret = widen(api->enums[f->ret.type_index].base, (uint64_t)rv.a);
-      break;
-    default:
-      o->ret = widen(f->ret.kind, (uint64_t)rv.a);
-    }
+    o->ret = result_bits(api, f, &rv);
     o->failed = sf_exec_error_matches(api, f, o->ret);
     o->str = f->ret.kind == SF_STRING ? (const char *)rv.p : NULL;
   }
@@ -410,29 +416,10 @@ uint64_t sf_exec_call_raw(sf_exec *x, uint32_t fi, const uint64_t *inputs) {
     else
       slots[i].u = inputs[in++];
   }
-  union {
-    ffi_arg a;
-    uint64_t u;
-    float f32;
-    double f64;
-    void *p;
-  } rv;
+  ffi_result rv;
   rv.u = 0;
   ffi_call(&pf->cif, pf->fn, &rv, argp);
-  sf_kind k = f->ret.kind;
-  if (k == SF_ENUM || k == SF_FLAGS) k = x->api->enums[f->ret.type_index].base;
-  if (k == SF_F32) {
-    uint32_t b;
-    memcpy(&b, &rv.f32, 4);
-    return b;
-  }
-  if (k == SF_F64) {
-    uint64_t b;
-    memcpy(&b, &rv.f64, 8);
-    return b;
-  }
-  if (k == SF_HANDLE || k == SF_STRING) return (uint64_t)(uintptr_t)rv.p;
-  return widen(k, (uint64_t)rv.a);
+  return result_bits(x->api, f, &rv);
 }
 
 uint64_t sf_exec_widen(sf_kind k, uint64_t raw) {
