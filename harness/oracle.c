@@ -773,7 +773,8 @@ static bool fact_equal(const record *ra, const fact *a, const record *rb, const 
   }
   if (a->t == V_STR && a->i)
     return a->slen == b->slen &&
-           memcmp(ra->text.data + a->soff, rb->text.data + b->soff, a->slen) == 0;
+           (a->slen == 0 || /* empty strings may have no text buffer at all */
+            memcmp(ra->text.data + a->soff, rb->text.data + b->soff, a->slen) == 0);
   return true;
 }
 
@@ -784,7 +785,7 @@ static void print_fact(sf_buf *out, const record *r, const fact *f) {
   }
   oval v = {.t = f->t, .i = f->i, .d = f->d};
   if (f->t == V_STR) {
-    v.s = f->i ? (const char *)r->text.data + f->soff : NULL;
+    v.s = !f->i ? NULL : f->slen ? (const char *)r->text.data + f->soff : "";
     v.n = f->slen;
   }
   if (f->t == V_PTR) v.p = f->i ? (void *)1 : NULL;
