@@ -21,10 +21,31 @@ static inline cJSON *cj_item(cJSON *root) {
   return root;
 }
 
+/* Whether cJSON_Parse can build a tree like `node` (at nesting level `depth`
+ * of its containers): none of its items is cJSON_Raw ("cJSON will never create
+ * this type when parsing. Also note that cJSON doesn't check if it is valid
+ * JSON", README: the raw text is printed verbatim), and its arrays and objects
+ * are nested at most CJSON_NESTING_LIMIT deep (parse_array and parse_object
+ * refuse deeper ones; the printer has no limit). */
+static inline int cj_parsable(const cJSON *node, int depth) {
+  const cJSON *c;
+  if (cJSON_IsRaw(node)) return 0;
+  if (cJSON_IsArray(node) || cJSON_IsObject(node)) {
+    if (++depth > CJSON_NESTING_LIMIT) return 0;
+    for (c = node->child; c != NULL; c = c->next)
+      if (!cj_parsable(c, depth)) return 0;
+  }
+  return 1;
+}
+
 /* The text of a whole tree, what cJSON_Parse reads back (the grammar says
  * cJSON_Parse is its inverse_of): the simplifier prints a tree some calls
- * built with it and replaces those calls with one parse of the text. */
+ * built with it and replaces those calls with one parse of the text, and the
+ * harness checks that the text parses and prints back the same. A tree no
+ * parse can build (see cj_parsable) is refused (NULL, as when printing fails):
+ * its text is not one that cJSON_Parse takes back. */
 static inline char *cj_print(cJSON *root) {
+  if (!cj_parsable(root, 0)) return NULL;
   return cJSON_PrintUnformatted(root);
 }
 

@@ -506,4 +506,152 @@ static inline uint64_t glue_emitter_output(yaml_emitter_t *e) {
   return ((uint64_t)h << 32) ^ g->written;
 }
 
+/* ------------------------------------------------------------ round trip */
+
+/* A document's text and back: glue_document_print and glue_document_parse,
+ * which libyaml.api pairs with `inverse_of`, so the harness checks that the
+ * parser accepts what the printer prints and that the parsed document prints
+ * the same text (docs/grammar.md, section 4a), and the simplifier may replace
+ * a document some calls built by one parse of its text. */
+
+/* The output of glue_document_print: a buffer that grows, always with room
+ * for a NUL after `len` bytes. */
+typedef struct {
+  unsigned char *data;
+  size_t len, cap;
+} glue_text;
+
+/* The yaml_write_handler_t of glue_document_print: appends (0 = no memory,
+ * which the emitter reports as a write error). */
+static inline int glue_text_write(void *data, unsigned char *buffer, size_t size) {
+  glue_text *t = (glue_text *)data;
+  if (t->cap - t->len <= size) {
+    size_t cap = t->cap ? t->cap : 256;
+    while (cap - t->len <= size)
+      cap *= 2;
+    unsigned char *p = (unsigned char *)realloc(t->data, cap);
+    if (!p) return 0;
+    t->data = p;
+    t->cap = cap;
+  }
+  memcpy(t->data + t->len, buffer, size);
+  t->len += size;
+  return 1;
+}
+
+/* The tag a node is printed with: its own, except the non-specific tag "!",
+ * which yaml_parser_load resolves to the default tag of the node's kind
+ * (loader.c: "!" becomes YAML_DEFAULT_SCALAR_TAG, _SEQUENCE_TAG or
+ * _MAPPING_TAG, the YAML spec's resolution of "!"), so that a node built
+ * with "!" prints as the node its text loads as (NULL: the add_* functions
+ * put in the default tag). The emitter writes "!" as the verbatim tag
+ * "!<%21>", which the parser reads back as "!". */
+static inline const yaml_char_t *glue_print_tag(const yaml_char_t *tag) {
+  return tag && strcmp((const char *)tag, "!") == 0 ? NULL : tag;
+}
+
+/* A deep copy of d into `copy` (yaml_emitter_dump destroys the document it
+ * is given): the same %YAML and %TAG directives and implicit flags, then node
+ * by node, in order, the same tag (see glue_print_tag), value and style, so
+ * that every node keeps its id and items and pairs are copied as ids
+ * (anchored and recursive structures stay what they are). 1 on success; 0
+ * with `copy` deleted. */
+static inline int glue_document_copy(yaml_document_t *copy, yaml_document_t *d) {
+  yaml_node_t *n;
+  if (!yaml_document_initialize(copy, d->version_directive, d->tag_directives.start,
+                                d->tag_directives.end, d->start_implicit, d->end_implicit))
+    return 0;
+  for (n = d->nodes.start; n < d->nodes.top; n++) {
+    const yaml_char_t *tag = glue_print_tag(n->tag);
+    int id = 0;
+    if (n->type == YAML_SCALAR_NODE && n->data.scalar.length <= INT32_MAX)
+      id = yaml_document_add_scalar(copy, tag, n->data.scalar.value, (int)n->data.scalar.length,
+                                    n->data.scalar.style);
+    else if (n->type == YAML_SEQUENCE_NODE)
+      id = yaml_document_add_sequence(copy, tag, n->data.sequence.style);
+    else if (n->type == YAML_MAPPING_NODE)
+      id = yaml_document_add_mapping(copy, tag, n->data.mapping.style);
+    if (id != (int)(n - d->nodes.start) + 1) goto fail;
+  }
+  for (n = d->nodes.start; n < d->nodes.top; n++) {
+    int id = (int)(n - d->nodes.start) + 1;
+    if (n->type == YAML_SEQUENCE_NODE) {
+      yaml_node_item_t *it;
+      for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++)
+        if (!yaml_document_append_sequence_item(copy, id, *it)) goto fail;
+    } else if (n->type == YAML_MAPPING_NODE) {
+      yaml_node_pair_t *p;
+      for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+        if (!yaml_document_append_mapping_pair(copy, id, p->key, p->value)) goto fail;
+    }
+  }
+  return 1;
+fail:
+  yaml_document_delete(copy);
+  return 0;
+}
+
+/* The text of a document as yaml_emitter_dump writes it (one document in a
+ * stream of its own, UTF-8, the emitter's default settings), from a deep copy
+ * so that `d` is left as it was; NUL-terminated and malloc'd (freed with
+ * free). NULL when the emitter fails (it checks what the library's
+ * constructors do not: tags, directives, anchors), and for a document with no
+ * nodes: yaml_emitter_dump writes no document for it (it closes the stream),
+ * and yaml_parser_load hands out such a document only as the end of the
+ * stream, so it has no text that glue_document_parse would take back. */
+static inline char *glue_document_print(yaml_document_t *d) {
+  yaml_document_t copy;
+  yaml_emitter_t em;
+  glue_text t = {NULL, 0, 0};
+  int ok;
+  if (d->nodes.start == d->nodes.top || !glue_document_copy(&copy, d)) return NULL;
+  if (!yaml_emitter_initialize(&em)) {
+    yaml_document_delete(&copy);
+    return NULL;
+  }
+  yaml_emitter_set_output(&em, glue_text_write, &t);
+  ok = yaml_emitter_open(&em);
+  if (ok)
+    ok = yaml_emitter_dump(&em, &copy); /* deletes the copy, also when it fails */
+  else
+    yaml_document_delete(&copy);
+  ok = ok && yaml_emitter_close(&em) && yaml_emitter_flush(&em);
+  yaml_emitter_delete(&em);
+  if (!ok || !t.data) {
+    free(t.data);
+    return NULL;
+  }
+  t.data[t.len] = '\0';
+  return (char *)t.data;
+}
+
+/* The first document of `text` (yaml_parser_load), in storage that
+ * glue_document_free releases. NULL on a scanner, parser or loader error,
+ * and when the text holds no document: yaml_parser_load then returns a
+ * document without a root node ("the document end has been reached"), which
+ * is not a document glue_document_print prints. The parser is deleted before
+ * returning: the document owns copies of everything it holds. */
+static inline yaml_document_t *glue_document_parse(const char *text) {
+  yaml_parser_t parser;
+  yaml_document_t *d = (yaml_document_t *)calloc(1, sizeof *d);
+  int ok;
+  if (!d) return NULL;
+  if (!yaml_parser_initialize(&parser)) {
+    free(d);
+    return NULL;
+  }
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
+  ok = yaml_parser_load(&parser, d);
+  yaml_parser_delete(&parser);
+  if (!ok) {
+    free(d);
+    return NULL;
+  }
+  if (!yaml_document_get_root_node(d)) {
+    glue_document_free(d);
+    return NULL;
+  }
+  return d;
+}
+
 #endif
