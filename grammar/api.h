@@ -283,6 +283,19 @@ const char *sf_diff_symbol(const sf_api *api, uint32_t fi, char *buf, size_t buf
 /* The same for a `release` symbol: mapped in the block, else prefixed. */
 const char *sf_diff_release(const sf_api *api, const char *release, char *buf, size_t buflen);
 
+/* Does the API state any contract (an `ensures` or an `invariant`)? */
+bool sf_api_has_contracts(const sf_api *api);
+
+/* Do the oracles compare what function fi answers? Not when it is
+ * `nondeterministic` or `ignore`d by the differential statement. */
+bool sf_func_compared(const sf_api *api, uint32_t fi);
+
+/* The handle type whose round trip parser fi checks (docs/grammar.md §4a):
+ * fi takes one string and returns a caller-owned handle of a type with a
+ * destructor, and is `inverse_of` a compared printer of one argument. -1
+ * when fi is no such parser. */
+int32_t sf_func_round_trip(const sf_api *api, uint32_t fi);
+
 /* Print e. leaf(ctx, e, out) prints SF_E_RET, SF_E_PARAM and SF_E_OLD nodes
  * (and may print others itself, returning true); the rest is printed as C,
  * fully parenthesized, observer calls by name. Used for reports and for C

@@ -1,4 +1,5 @@
-/* Printing contract expressions, and the differential mapping (api.h). */
+/* Contracts and oracles in the API model: printing expressions, the
+ * differential mapping, what the oracles compare and check (api.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +24,27 @@ const char *sf_diff_release(const sf_api *api, const char *release, char *buf, s
   if (!d->prefix) return release;
   snprintf(buf, buflen, "%s%s", d->prefix, release);
   return buf;
+}
+
+bool sf_api_has_contracts(const sf_api *api) {
+  if (api->ninvariants) return true;
+  for (uint32_t i = 0; i < api->nfuncs; i++)
+    if (api->funcs[i].nensures) return true;
+  return false;
+}
+
+bool sf_func_compared(const sf_api *api, uint32_t fi) {
+  return !(api->funcs[fi].flags & SF_F_NONDETERMINISTIC) && !(api->diff && api->diff->ignore[fi]);
+}
+
+int32_t sf_func_round_trip(const sf_api *api, uint32_t fi) {
+  const sf_func *q = &api->funcs[fi];
+  if (q->inverse_of < 0 || q->ret.kind != SF_HANDLE || q->nparams != 1 ||
+      !sf_param_is_input(&q->params[0]) || q->owner_param >= 0 ||
+      api->handles[q->ret.type_index].destructor < 0 || api->funcs[q->inverse_of].nparams != 1 ||
+      !sf_func_compared(api, (uint32_t)q->inverse_of))
+    return -1;
+  return (int32_t)q->ret.type_index;
 }
 
 static const char *op_text(sf_expr_op op) {

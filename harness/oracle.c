@@ -73,15 +73,8 @@ static struct sf_oracle *oracle_get(sf_exec *x) {
   return x->oracle;
 }
 
-static bool api_has_contracts(const sf_api *api) {
-  if (api->ninvariants) return true;
-  for (uint32_t i = 0; i < api->nfuncs; i++)
-    if (api->funcs[i].nensures) return true;
-  return false;
-}
-
 void sf_oracle_init(sf_exec *x) {
-  x->oracle_hooks = api_has_contracts(x->api) && oracle_get(x);
+  x->oracle_hooks = sf_api_has_contracts(x->api) && oracle_get(x);
 }
 
 void sf_exec_on_violation(sf_exec *x, sf_violation_fn fn, void *ctx) {
@@ -102,7 +95,7 @@ void sf_exec_set_twin(sf_exec *x, sf_exec *twin) {
   if (!o || (twin && !t)) return;
   o->twin = twin;
   o->recording = twin != NULL;
-  x->oracle_hooks = twin || api_has_contracts(x->api);
+  x->oracle_hooks = twin || sf_api_has_contracts(x->api);
   if (t) {
     t->in_twin = true;
     twin->oracle_hooks = true;
@@ -674,10 +667,6 @@ static void check_contracts(sf_exec *x, const sf_seq *s, const sf_call_outcome *
 
 /* ---- recording runs: differential and repeat checks ---------------------- */
 
-static bool compared(const sf_api *api, uint32_t fi) {
-  return !(api->funcs[fi].flags & SF_F_NONDETERMINISTIC) && !(api->diff && api->diff->ignore[fi]);
-}
-
 static void add_fact(record *rec, uint32_t call, uint8_t aspect, uint32_t index, uint32_t vid,
                      const oval *v) {
   if (rec->n == rec->cap) {
@@ -711,7 +700,7 @@ static void record_observers(sf_exec *x, record *rec, uint32_t call, uint32_t vi
   uint64_t arg = (uint64_t)(uintptr_t)x->ptrs[vid];
   for (uint32_t k = 0; k < x->nobservers[h]; k++) {
     uint32_t fi = x->observers[h][k];
-    if (!compared(x->api, fi)) continue;
+    if (!sf_func_compared(x->api, fi)) continue;
     oval v = from_raw(x->api, &x->api->funcs[fi].ret, sf_exec_call_raw(x, fi, &arg));
     add_fact(rec, call, A_OBSERVER, fi, vid, &v);
     if (v.t == V_STR && v.s && x->funcs[fi].release) x->funcs[fi].release((void *)v.s);
@@ -724,7 +713,7 @@ static void record_call(sf_exec *x, const sf_seq *s, const sf_call_outcome *oc) 
   uint32_t fi = s->calls[oc->call].func;
   oval st = {.t = V_INT, .i = !oc->made ? 2 : oc->failed ? 1 : 0};
   add_fact(rec, oc->call, A_STATUS, 0, 0, &st);
-  if (!oc->made || !compared(x->api, fi)) return;
+  if (!oc->made || !sf_func_compared(x->api, fi)) return;
   if (f->ret.kind != SF_VOID) {
     oval v = from_raw(x->api, &f->ret, oc->ret);
     if (v.t == V_STR) v.s = oc->str, v.n = oc->str ? strlen(oc->str) : 0;
@@ -960,7 +949,7 @@ static bool changes(sf_exec *x, void *p, uint32_t c, uint32_t v, obs_val *a, obs
   *a = observe_once(x, v, p);
   if (c != v) free(observe_once(x, c, p).copy);
   *b = observe_once(x, v, p);
-  return compared(x->api, v) && !obs_same(a, b);
+  return sf_func_compared(x->api, v) && !obs_same(a, b);
 }
 
 /* Observers answer the same twice, and none changes another's answer.
@@ -981,7 +970,7 @@ static void check_observers_pure(sf_exec *x, uint32_t vid) {
     set = j + 1;
     for (uint32_t i = 0; i < j && !bad; i++) {
       obs_val v = observe_once(x, obs[i], p);
-      bad = compared(x->api, obs[i]) && !obs_same(&last[i], &v);
+      bad = sf_func_compared(x->api, obs[i]) && !obs_same(&last[i], &v);
       if (bad) impure(x, vid, obs[j], obs[i], &last[i], &v);
       free(last[i].copy);
       last[i] = v;
@@ -1029,17 +1018,9 @@ static void check_round_trips(sf_exec *x, uint32_t vid) {
   uint32_t h = x->life.htype[vid];
   int32_t dtor = api->handles[h].destructor;
   for (uint32_t qi = 0; qi < api->nfuncs; qi++) {
+    if (sf_func_round_trip(api, qi) != (int32_t)h) continue;
     const sf_func *q = &api->funcs[qi];
-    if (q->inverse_of < 0 || q->ret.kind != SF_HANDLE || q->ret.type_index != h || dtor < 0 ||
-        q->owner_param >= 0)
-      continue;
-    uint32_t inputs = 0;
-    for (uint32_t j = 0; j < q->nparams; j++)
-      inputs += sf_param_is_input(&q->params[j]);
     const sf_func *pf = &api->funcs[q->inverse_of];
-    if (inputs != 1 || q->nparams != 1 || pf->nparams != 1 ||
-        !compared(api, (uint32_t)q->inverse_of))
-      continue;
     uint64_t arg = (uint64_t)(uintptr_t)x->ptrs[vid];
     uint64_t raw = sf_exec_call_raw(x, (uint32_t)q->inverse_of, &arg);
     const char *s1 = (const char *)(uintptr_t)raw;
