@@ -53,6 +53,19 @@ enum {
   SF_P_NULLABLE = 1 << 2, /* NULL is a legal argument */
   SF_P_KEEP = 1 << 3,     /* buffer/string must outlive the call (freed at the end) */
   SF_P_LENGTH = 1 << 4,   /* filled in from the buffer named by len_of */
+  /* `steal`: consumed whether the call succeeds or fails (with SF_P_CONSUME). */
+  SF_P_STEAL = 1 << 5,
+  /* `inout T *len`: a length passed by pointer; the callee may update it. */
+  SF_P_INOUT = 1 << 6,
+  /* An SF_BUFFER of bytes (len_param -1) passed as a FILE * (`memfile`) or
+   * a file descriptor (`memfd`) on a private in-memory copy of its bytes. */
+  SF_P_MEMFILE = 1 << 7,
+  SF_P_MEMFD = 1 << 8,
+  /* `bool32`: an SF_BOOL passed as a C int. */
+  SF_P_INT_BOOL = 1 << 9,
+  /* A `consume`d memfd: the callee closes it (the harness only when the call
+   * failed). */
+  SF_P_GIVEN = 1 << 10,
 };
 
 /* Comparison used by error conventions and preconditions. */
@@ -200,6 +213,14 @@ typedef struct sf_func {
   /* `ensures`: postconditions checked after each call made. */
   sf_contract *ensures;
   uint32_t nensures;
+  /* `requires`: preconditions checked before each call; a call whose
+   * precondition is false (or unknown) is not made and the run stops. */
+  sf_contract *requires;
+  uint32_t nrequires;
+  /* `depends_on P`: the caller-owned handle result keeps a pointer to handle
+   * parameter P (its index, else -1), which must outlive it: nothing
+   * consumes or destroys P while the result lives. */
+  int32_t depends_param;
   /* Derived: how many handles a call produces (result + out parameters). */
   uint32_t nproduced;
   uint32_t line; /* where the function was declared */
@@ -223,7 +244,18 @@ typedef struct sf_handle_type {
   const char *name;   /* grammar name, e.g. kv_t */
   const char *ctype;  /* C spelling of the pointee, e.g. "kv_t" or "struct kv" */
   int32_t destructor; /* function index, or -1 when the library frees it itself */
+  /* `refcounted`: each value is one counted reference; two values may be
+   * one object, and the destructor releases one reference. */
+  bool refcounted;
+  /* `struct`: a caller-allocated struct the callee fills (`out T *p`): the
+   * harness allocates it zeroed (its size from the embedded build, or
+   * SF_STRUCT_FALLBACK) and frees it after the destructor. */
+  bool is_struct;
 } sf_handle_type;
+
+/* Size of a `struct` handle when no build tells sizeof (seqfuzz run --lib):
+ * generous, zeroed. */
+#define SF_STRUCT_FALLBACK 65536
 
 typedef struct sf_api {
   const char *name;
@@ -241,6 +273,9 @@ typedef struct sf_api {
   sf_invariant *invariants;
   uint32_t ninvariants;
   sf_differential *diff; /* NULL without a differential statement */
+  /* `default nullable;`: every non-out handle and string parameter not
+   * marked `nonnull` accepts NULL. */
+  bool default_nullable;
   /* Strings listed with `dict`: literal values for mutation. */
   const char **dict;
   uint32_t ndict;

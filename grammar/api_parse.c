@@ -158,20 +158,39 @@ static const struct {
   sf_kind kind;
   const char *ctype;
 } prim_names[] = {
-    {"bool", SF_BOOL, "bool"},        {"i8", SF_I8, "int8_t"},
-    {"i16", SF_I16, "int16_t"},       {"i32", SF_I32, "int32_t"},
-    {"i64", SF_I64, "int64_t"},       {"u8", SF_U8, "uint8_t"},
-    {"u16", SF_U16, "uint16_t"},      {"u32", SF_U32, "uint32_t"},
-    {"u64", SF_U64, "uint64_t"},      {"f32", SF_F32, "float"},
-    {"f64", SF_F64, "double"},        {"int8_t", SF_I8, "int8_t"},
-    {"int16_t", SF_I16, "int16_t"},   {"int32_t", SF_I32, "int32_t"},
-    {"int64_t", SF_I64, "int64_t"},   {"uint8_t", SF_U8, "uint8_t"},
-    {"uint16_t", SF_U16, "uint16_t"}, {"uint32_t", SF_U32, "uint32_t"},
-    {"uint64_t", SF_U64, "uint64_t"}, {"char", SF_I8, "char"},
-    {"short", SF_I16, "short"},       {"int", SF_I32, "int"},
-    {"unsigned", SF_U32, "unsigned"}, {"long", SF_I64, "long"},
-    {"size_t", SF_U64, "size_t"},     {"float", SF_F32, "float"},
-    {"double", SF_F64, "double"},     {"bytes", SF_U8, "uint8_t"},
+    {"bool", SF_BOOL, "bool"},
+    {"i8", SF_I8, "int8_t"},
+    {"i16", SF_I16, "int16_t"},
+    {"i32", SF_I32, "int32_t"},
+    {"i64", SF_I64, "int64_t"},
+    {"u8", SF_U8, "uint8_t"},
+    {"u16", SF_U16, "uint16_t"},
+    {"u32", SF_U32, "uint32_t"},
+    {"u64", SF_U64, "uint64_t"},
+    {"f32", SF_F32, "float"},
+    {"f64", SF_F64, "double"},
+    {"int8_t", SF_I8, "int8_t"},
+    {"int16_t", SF_I16, "int16_t"},
+    {"int32_t", SF_I32, "int32_t"},
+    {"int64_t", SF_I64, "int64_t"},
+    {"uint8_t", SF_U8, "uint8_t"},
+    {"uint16_t", SF_U16, "uint16_t"},
+    {"uint32_t", SF_U32, "uint32_t"},
+    {"uint64_t", SF_U64, "uint64_t"},
+    {"char", SF_I8, "char"},
+    {"short", SF_I16, "short"},
+    {"int", SF_I32, "int"},
+    {"unsigned", SF_U32, "unsigned"},
+    {"long", SF_I64, "long"},
+    {"size_t", SF_U64, "size_t"},
+    {"float", SF_F32, "float"},
+    {"double", SF_F64, "double"},
+    {"bytes", SF_U8, "uint8_t"},
+    /* C shapes (docs/grammar.md 3.2): a bool passed as an int, and bytes
+     * passed as a FILE * or a file descriptor on an in-memory copy. */
+    {"bool32", SF_BOOL, "int"},
+    {"memfile", SF_U8, "FILE *"},
+    {"memfd", SF_U8, "int"},
 };
 
 unsigned sf_kind_size(sf_kind k) {
@@ -337,6 +356,14 @@ static bool parse_handle(parser *ps) {
     h->ctype = strdup(h->name);
     if (!h->ctype) return oom(ps);
   }
+  for (;;) {
+    if (accept(ps, "refcounted"))
+      h->refcounted = true;
+    else if (accept(ps, "struct"))
+      h->is_struct = true;
+    else
+      break;
+  }
   return expect(ps, ";");
 }
 
@@ -464,6 +491,7 @@ typedef struct type_spec {
   bool is_const;
   bool is_bytes;
   bool is_void;
+  char shape; /* 'b' bool32, 'f' memfile, 'd' memfd, else 0 */
 } type_spec;
 
 static bool parse_type(parser *ps, type_spec *ts) {
@@ -482,6 +510,10 @@ static bool parse_type(parser *ps, type_spec *ts) {
     return fail_at(ps, &ps->tok, "expected a type");
   }
   ts->is_bytes = sf_tok_is(&ps->tok, "bytes");
+  ts->shape = sf_tok_is(&ps->tok, "bool32")    ? 'b'
+              : sf_tok_is(&ps->tok, "memfile") ? 'f'
+              : sf_tok_is(&ps->tok, "memfd")   ? 'd'
+                                               : 0;
   next(ps);
   while (accept(ps, "*"))
     ts->stars++;
@@ -564,11 +596,18 @@ typedef struct param_extra {
 
 static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
   uint32_t quals = 0;
+  bool nonnull = false;
   for (;;) {
     if (accept(ps, "out"))
       quals |= SF_P_OUT;
+    else if (accept(ps, "inout"))
+      quals |= SF_P_INOUT;
     else if (accept(ps, "consume"))
       quals |= SF_P_CONSUME;
+    else if (accept(ps, "steal"))
+      quals |= SF_P_CONSUME | SF_P_STEAL;
+    else if (accept(ps, "nonnull"))
+      nonnull = true;
     else if (accept(ps, "nullable"))
       quals |= SF_P_NULLABLE;
     else if (accept(ps, "keep"))
@@ -579,7 +618,7 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
   type_spec ts;
   if (!parse_type(ps, &ts)) return false;
   if (ts.is_void) return fail_at(ps, &ts.at, "a parameter cannot be void");
-  p->flags = quals;
+  p->flags = quals | (ts.shape == 'b' ? SF_P_INT_BOOL : 0);
   p->len_param = -1;
   p->len_of = -1;
   p->kind = ts.kind;
@@ -608,31 +647,67 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
   }
 
   const char *base = ts.base_ctype;
+  if ((quals & SF_P_INOUT) && (quals & ~SF_P_INOUT))
+    return fail_at(ps, &ts.at, "inout takes no other qualifier");
+  if (ts.shape && ts.shape != 'b' && (bracket || ts.stars))
+    return fail_at(ps, &ts.at,
+                   "a memfile or memfd is written 'memfile name': its bytes are the value");
+  if (ts.shape == 'b' && (bracket || ts.stars || (quals & SF_P_OUT)))
+    return fail_at(ps, &ts.at, "bool32 is passed by value");
   if (bracket) {
     if (!sf_kind_is_int(ts.kind) && ts.kind != SF_BOOL && ts.kind != SF_F32 && ts.kind != SF_F64)
       return fail_at(ps, &ts.at, "array elements must be numbers");
     if (ts.stars) return fail_at(ps, &ts.at, "write an array as 'T name[N]', without '*'");
-    if (quals & (SF_P_OUT | SF_P_CONSUME))
-      return fail_at(ps, &ts.at, "arrays cannot be out or consume parameters");
+    if (quals & (SF_P_CONSUME | SF_P_INOUT))
+      return fail_at(ps, &ts.at, "arrays cannot be consume or inout parameters");
+    if ((quals & SF_P_OUT) && (quals & (SF_P_KEEP | SF_P_NULLABLE)))
+      return fail_at(ps, &ts.at, "an out array is the caller's: no keep or nullable");
     p->elem = ts.kind;
     p->kind = p->array_len ? SF_ARRAY : SF_BUFFER;
-    p->ctype = make_ctype(ts.is_bytes ? "uint8_t" : base, 1, true);
+    p->ctype = make_ctype(ts.is_bytes ? "uint8_t" : base, 1, !(quals & SF_P_OUT));
+  } else if (ts.shape == 'f' || ts.shape == 'd') {
+    if (quals & (SF_P_OUT | SF_P_NULLABLE | (ts.shape == 'f' ? SF_P_CONSUME : 0)))
+      return fail_at(ps, &ts.at,
+                     ts.shape == 'f' ? "a memfile takes only keep"
+                                     : "a memfd takes only keep or consume (the callee closes it)");
+    p->kind = SF_BUFFER;
+    p->elem = SF_U8;
+    p->flags |= ts.shape == 'f' ? SF_P_MEMFILE : SF_P_MEMFD;
+    if (quals & SF_P_CONSUME) {
+      quals = (quals & ~SF_P_CONSUME) | SF_P_GIVEN;
+      p->flags &= ~(uint32_t)SF_P_CONSUME;
+    }
+    p->ctype = strdup(base);
+  } else if (ts.shape == 'b') {
+    p->ctype = strdup("int");
   } else if (ts.is_bytes) {
     return fail_at(ps, &ts.at, "bytes needs a length: bytes name[n] or bytes name[16]");
   } else if (ts.kind == SF_HANDLE) {
-    int want = (quals & SF_P_OUT) ? 2 : 1;
+    /* A struct the caller allocates is passed once removed: `out T *p`. */
+    bool is_struct = ps->api->handles[ts.index].is_struct;
+    int want = (quals & SF_P_OUT) && !is_struct ? 2 : 1;
     if (ts.stars != want)
       return fail_at(ps, &ts.at,
-                     (quals & SF_P_OUT) ? "an out handle is written 'out T **name'"
+                     (quals & SF_P_OUT) ? (is_struct ? "a struct the caller allocates is written "
+                                                       "'out T *name'"
+                                                     : "an out handle is written 'out T **name'")
                                         : "a handle is passed as 'T *name'");
+    if (quals & SF_P_INOUT) return fail_at(ps, &ts.at, "inout is for numbers");
     p->ctype = make_ctype(base, ts.stars, false);
+  } else if ((quals & SF_P_OUT) &&
+             ((ts.kind == SF_STRING && ts.stars == 1) ||
+              (ts.kind == SF_I8 && ts.stars == 2 && strcmp(base, "char") == 0))) {
+    p->kind = SF_STRING; /* out string *name: const char **, set to a borrowed string */
+    p->ctype = strdup("const char **");
   } else if (ts.kind == SF_I8 && ts.stars == 1 && strcmp(base, "char") == 0 &&
              !(quals & SF_P_OUT)) {
     p->kind = SF_STRING; /* const char *name */
     p->ctype = make_ctype("char", 1, true);
-  } else if (quals & SF_P_OUT) {
+  } else if (quals & (SF_P_OUT | SF_P_INOUT)) {
     if (ts.stars != 1 || ts.kind == SF_STRING)
-      return fail_at(ps, &ts.at, "an out number is written 'out T *name'");
+      return fail_at(ps, &ts.at,
+                     (quals & SF_P_OUT) ? "an out number is written 'out T *name'"
+                                        : "an inout number is written 'inout T *name'");
     p->ctype = make_ctype(base, 1, false);
   } else {
     if (ts.stars)
@@ -644,6 +719,10 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
   if (!p->ctype) return oom(ps);
   if ((quals & SF_P_CONSUME) && (p->kind != SF_HANDLE || (quals & SF_P_OUT)))
     return fail_at(ps, &ts.at, "only handle parameters can be consumed");
+  p->flags |= quals & SF_P_GIVEN;
+  if (ps->api->default_nullable && !nonnull && !(quals & SF_P_OUT) &&
+      (p->kind == SF_HANDLE || p->kind == SF_STRING))
+    quals |= SF_P_NULLABLE, p->flags |= SF_P_NULLABLE;
   if ((quals & SF_P_NULLABLE) && !(p->kind == SF_HANDLE || p->kind == SF_STRING))
     return fail_at(ps, &ts.at, "only handles and strings can be nullable");
   if ((quals & SF_P_NULLABLE) && (quals & SF_P_OUT))
@@ -662,7 +741,7 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
       sf_tok_is(&ps->tok, "<") || sf_tok_is(&ps->tok, ">") || sf_tok_is(&ps->tok, "<=") ||
       sf_tok_is(&ps->tok, ">=")) {
     x->has_cons = true;
-    if (!sf_kind_is_int(p->kind) || (quals & SF_P_OUT))
+    if (!sf_kind_is_int(p->kind) || (quals & SF_P_OUT) || p->kind == SF_BUFFER)
       return fail_at(ps, &ps->tok, "constraints apply to integer parameters only");
     if (!parse_constraints(ps, p)) return false;
   }
@@ -762,6 +841,7 @@ typedef struct expr_scope {
   const sf_func *f;
   const char *var;
   uint32_t var_handle;
+  bool pre; /* a precondition (`requires`): no ret, no old, no out parameter */
   bool in_old;
   uint32_t nold;
 } expr_scope;
@@ -861,6 +941,10 @@ static sf_expr *parse_primary(parser *ps, expr_scope *sc) {
   next(ps);
   if (name_is("null", &t)) return placed(new_expr(ps, SF_E_NULL), &t);
   if (name_is("old", &t) && sf_tok_is(&ps->tok, "(")) {
+    if (sc->pre) {
+      fail_at(ps, &t, "old() is for postconditions: a precondition is read before the call");
+      return NULL;
+    }
     if (!sc->f) {
       fail_at(ps, &t, "old() is for postconditions: an invariant holds at all times");
       return NULL;
@@ -913,6 +997,10 @@ static sf_expr *parse_primary(parser *ps, expr_scope *sc) {
     return e;
   }
   if (sc->f && name_is("ret", &t)) {
+    if (sc->pre) {
+      fail_at(ps, &t, "'ret' has no value before the call");
+      return NULL;
+    }
     if (sc->f->ret.kind == SF_VOID) {
       fail_at(ps, &t, "'ret': the function returns nothing");
       return NULL;
@@ -927,7 +1015,7 @@ static sf_expr *parse_primary(parser *ps, expr_scope *sc) {
   for (uint32_t j = 0; sc->f && j < sc->f->nparams; j++) {
     const sf_param *p = &sc->f->params[j];
     if (!name_is(p->name, &t)) continue;
-    if (sc->in_old && (p->flags & SF_P_OUT)) {
+    if ((sc->in_old || sc->pre) && (p->flags & SF_P_OUT)) {
       fail(ps, t.line, t.col, "'%s' is written by the call: it has no value before it", p->name);
       return NULL;
     }
@@ -1075,6 +1163,12 @@ static int32_t expr_handle(const sf_api *api, const expr_scope *sc, const sf_exp
   return -1;
 }
 
+/* Two handle types of one C type (cJSON's trees and its borrowed nodes): an
+ * observer of one may look at the other. */
+static bool same_ctype(const sf_api *api, uint32_t a, uint32_t b) {
+  return strcmp(api->handles[a].ctype, api->handles[b].ctype) == 0;
+}
+
 /* Resolve the observer calls of e, now that every function is declared. */
 static void resolve_expr(parser *ps, const expr_scope *sc, sf_expr *e) {
   for (uint32_t k = 0; k < e->nkids; k++)
@@ -1098,7 +1192,8 @@ static void resolve_expr(parser *ps, const expr_scope *sc, sf_expr *e) {
     if (inputs < e->nkids) {
       const sf_expr *a = e->kids[inputs];
       int32_t h = expr_handle(ps->api, sc, a);
-      bool ok = p->kind == SF_HANDLE ? (h >= 0 && (uint32_t)h == p->type_index)
+      bool ok = p->kind == SF_HANDLE ? (h >= 0 && ((uint32_t)h == p->type_index ||
+                                                   same_ctype(ps->api, (uint32_t)h, p->type_index)))
                 : p->kind == SF_STRING || sf_kind_is_int(p->kind) || p->kind == SF_ENUM ||
                         p->kind == SF_FLAGS || p->kind == SF_BOOL || p->kind == SF_F32 ||
                         p->kind == SF_F64
@@ -1192,6 +1287,12 @@ static void resolve_contracts(parser *ps) {
       int before = ps->nerrors;
       resolve_expr(ps, &sc, ps->api->funcs[i].ensures[k].expr);
       if (ps->nerrors == before) expr_kind(ps, &sc, ps->api->funcs[i].ensures[k].expr);
+    }
+    sc.pre = true;
+    for (uint32_t k = 0; k < ps->api->funcs[i].nrequires; k++) {
+      int before = ps->nerrors;
+      resolve_expr(ps, &sc, ps->api->funcs[i].requires[k].expr);
+      if (ps->nerrors == before) expr_kind(ps, &sc, ps->api->funcs[i].requires[k].expr);
     }
   }
   for (uint32_t i = 0; i < ps->api->ninvariants; i++) {
@@ -1319,6 +1420,7 @@ static bool parse_func(parser *ps) {
   sf_func *f = push(&api->funcs, &api->nfuncs, sizeof *f);
   if (!f) return oom(ps);
   f->owner_param = -1;
+  f->depends_param = -1;
   f->inverse_of = -1;
   f->line = ps->tok.line;
   f->ret.len_param = f->ret.len_of = -1;
@@ -1355,7 +1457,7 @@ static bool parse_func(parser *ps) {
   /* Bind buffers to their length parameters. */
   for (uint32_t i = 0; i < f->nparams; i++) {
     sf_param *p = &f->params[i];
-    if (p->kind != SF_BUFFER) continue;
+    if (p->kind != SF_BUFFER || (p->flags & (SF_P_MEMFILE | SF_P_MEMFD))) continue;
     const sf_tok *ln = &extras[i].len_name;
     int32_t li = -1;
     for (uint32_t j = 0; j < f->nparams; j++)
@@ -1365,9 +1467,12 @@ static bool parse_func(parser *ps) {
     sf_param *lp = &f->params[li];
     if (!sf_kind_is_int(lp->kind) || (lp->flags & SF_P_OUT))
       return fail(ps, ln->line, ln->col, "length parameter '%s' must be an integer", lp->name);
-    if (lp->flags & SF_P_LENGTH)
+    if (lp->flags & SF_P_LENGTH || lp->len_of >= 0)
       return fail(ps, ln->line, ln->col, "'%s' already measures another buffer", lp->name);
-    lp->flags |= SF_P_LENGTH;
+    /* An out buffer's length is an argument like any other (the sequence
+     * chooses the size of the buffer the callee fills); an input buffer's
+     * is derived from the buffer. */
+    if (!(p->flags & SF_P_OUT)) lp->flags |= SF_P_LENGTH;
     lp->len_of = (int32_t)i;
     p->len_param = li;
     /* A length's range bounds the buffer size: never negative, at most 1 MiB. */
@@ -1439,6 +1544,24 @@ static bool parse_func(parser *ps) {
       if (!c) return oom(ps);
       expr_scope sc = {.f = f};
       if (!parse_contract(ps, &sc, c)) return false;
+    } else if (accept(ps, "requires")) {
+      sf_contract *c = push(&f->requires, &f->nrequires, sizeof *c);
+      if (!c) return oom(ps);
+      expr_scope sc = {.f = f, .pre = true};
+      if (!parse_contract(ps, &sc, c)) return false;
+    } else if (accept(ps, "depends_on")) {
+      sf_tok n = ps->tok;
+      if (n.kind != SF_TOK_IDENT) return fail_at(ps, &n, "expected a parameter name");
+      next(ps);
+      for (uint32_t j = 0; j < f->nparams; j++)
+        if (name_is(f->params[j].name, &n)) f->depends_param = (int32_t)j;
+      if (f->depends_param < 0)
+        return fail(ps, n.line, n.col, "no parameter named '%.*s'", (int)n.len, n.start);
+      const sf_param *dp = &f->params[f->depends_param];
+      if (dp->kind != SF_HANDLE || (dp->flags & (SF_P_OUT | SF_P_CONSUME)))
+        return fail(ps, n.line, n.col,
+                    "what a result depends on must be a borrowed handle parameter");
+      if (f->ret.kind != SF_HANDLE) return fail_at(ps, &at, "depends_on needs a handle result");
     } else if (accept(ps, "nondeterministic")) {
       f->flags |= SF_F_NONDETERMINISTIC;
     } else if (accept(ps, "observer")) {
@@ -1457,6 +1580,9 @@ static bool parse_func(parser *ps) {
   }
   if (f->ninvalidated_by && f->owner_param < 0)
     return fail(ps, ps->tok.line, ps->tok.col, "invalidated_by needs owned_by");
+  if (f->depends_param >= 0 && f->owner_param >= 0)
+    return fail(ps, ps->tok.line, ps->tok.col,
+                "an owned result dies with its owner: drop depends_on or owned_by");
   if (f->release && f->owner_param >= 0)
     return fail(ps, ps->tok.line, ps->tok.col,
                 "an owned result is freed by its owner: drop release or owned_by");
@@ -1487,6 +1613,12 @@ static bool parse_statement(parser *ps) {
     return expect(ps, ";");
   }
   if (accept(ps, "handle")) return parse_handle(ps);
+  if (accept(ps, "default")) {
+    if (!accept(ps, "nullable")) return fail_at(ps, &ps->tok, "expected 'nullable'");
+    if (ps->api->nfuncs) return fail_at(ps, &t, "'default nullable' comes before every func");
+    ps->api->default_nullable = true;
+    return expect(ps, ";");
+  }
   if (accept(ps, "enum")) return parse_enum(ps, false);
   if (accept(ps, "flags")) return parse_enum(ps, true);
   if (accept(ps, "dict")) return parse_dict(ps);
@@ -1494,8 +1626,8 @@ static bool parse_statement(parser *ps) {
   if (accept(ps, "invariant")) return parse_invariant(ps);
   if (accept(ps, "differential")) return parse_differential(ps);
   return fail_at(ps, &t,
-                 "expected a declaration (api, header, library, handle, enum, flags, "
-                 "dict, func, invariant or differential)");
+                 "expected a declaration (api, header, library, handle, default, enum, "
+                 "flags, dict, func, invariant or differential)");
 }
 
 static void resolve_pending(parser *ps) {
@@ -1562,7 +1694,8 @@ static uint64_t fp_param(uint64_t h, const sf_param *p) {
 static uint32_t fingerprint(const sf_api *api) {
   uint64_t h = sf_hash_mix(0x5e9f, api->nhandles);
   for (uint32_t i = 0; i < api->nhandles; i++)
-    h = fp_str(h, api->handles[i].name);
+    h = api->handles[i].is_struct ? sf_hash_mix(fp_str(h, api->handles[i].name), 0x57c)
+                                  : fp_str(h, api->handles[i].name);
   h = sf_hash_mix(h, api->nenums);
   for (uint32_t i = 0; i < api->nenums; i++) {
     const sf_enum *e = &api->enums[i];
@@ -1584,6 +1717,8 @@ static uint32_t fingerprint(const sf_api *api) {
       h = sf_hash_mix(h, fields[k]);
     for (uint32_t j = 0; j < f->ninvalidated_by; j++)
       h = sf_hash_mix(h, f->invalidated_by[j]);
+    /* Mixed in only when set, so that older grammars keep their fingerprint. */
+    if (f->depends_param >= 0) h = sf_hash_mix(h ^ 0xdeb, (uint64_t)f->depends_param);
   }
   return (uint32_t)(h ^ (h >> 32));
 }
@@ -1633,6 +1768,11 @@ void sf_api_free(sf_api *api) {
       free((char *)f->ensures[k].text);
     }
     free(f->ensures);
+    for (uint32_t k = 0; k < f->nrequires; k++) {
+      expr_free(f->requires[k].expr);
+      free((char *)f->requires[k].text);
+    }
+    free(f->requires);
   }
   free(api->funcs);
   for (uint32_t i = 0; i < api->ninvariants; i++) {

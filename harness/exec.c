@@ -1,10 +1,13 @@
 /* The executor: sequences to libffi calls (contract in exec.h). */
+#define _GNU_SOURCE /* memfd_create */
 #include "exec.h"
 
 #include <ffi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "../base/sf_hash.h"
 #include "exec_internal.h"
@@ -35,7 +38,7 @@ void sf_call_outcome_print(const sf_seq *s, const sf_call_outcome *o, sf_buf *li
   sf_buf_printf(line, "[%u] ", o->call + 1);
   sf_seq_print_call(s, o->call, line);
   if (!o->made) {
-    sf_buf_printf(line, "  -> not made: a handle argument is NULL");
+    sf_buf_printf(line, "  -> not made: a handle argument is NULL or a precondition is false");
   } else if (f->ret.kind == SF_HANDLE) {
     sf_buf_printf(line, "  -> %s", o->ret ? "handle" : "NULL");
   } else if (f->ret.kind == SF_STRING) {
@@ -55,9 +58,18 @@ void sf_call_outcome_print(const sf_seq *s, const sf_call_outcome *o, sf_buf *li
   }
   for (uint32_t i = 0; i < f->nparams && o->made && !o->failed; i++) {
     const sf_param *p = &f->params[i];
-    if (!(p->flags & SF_P_OUT) || p->kind == SF_HANDLE) continue;
-    if (p->kind == SF_F32 || p->kind == SF_F64) /* as the result: f32 in the low bits */
+    if (!(p->flags & (SF_P_OUT | SF_P_INOUT)) || p->kind == SF_HANDLE || p->kind == SF_BUFFER ||
+        p->kind == SF_ARRAY)
+      continue;
+    if (p->kind == SF_STRING) { /* a borrowed string: its length was read */
+      if (o->outs[i] == UINT64_MAX)
+        sf_buf_printf(line, "  %s=NULL", p->name);
+      else
+        sf_buf_printf(line, "  %s=<%llu bytes>", p->name, (unsigned long long)o->outs[i]);
+    } else if (p->kind == SF_F32 || p->kind == SF_F64) /* as the result: f32 in the low bits */
       sf_buf_printf(line, "  %s=%.17g", p->name, sf_float_value(p->kind, o->outs[i]));
+    else if (sf_kind_is_signed(p->kind))
+      sf_buf_printf(line, "  %s=%lld", p->name, (long long)sf_exec_widen(p->kind, o->outs[i]));
     else
       sf_buf_printf(line, "  %s=%llu", p->name, (unsigned long long)o->outs[i]);
   }
@@ -81,6 +93,8 @@ const char *sf_run_status_name(sf_run_status st) {
     return "error-result";
   case SF_RUN_NULL_HANDLE:
     return "null-handle";
+  case SF_RUN_PRECONDITION:
+    return "precondition";
   case SF_RUN_INVALID:
     return "invalid";
   case SF_RUN_OOM:
@@ -90,7 +104,8 @@ const char *sf_run_status_name(sf_run_status st) {
 }
 
 static ffi_type *ffi_of(const sf_api *api, const sf_param *p) {
-  if (p->flags & SF_P_OUT) return &ffi_type_pointer;
+  if (p->flags & (SF_P_OUT | SF_P_INOUT | SF_P_MEMFILE)) return &ffi_type_pointer;
+  if (p->flags & (SF_P_MEMFD | SF_P_INT_BOOL)) return &ffi_type_sint32;
   sf_kind k = p->kind;
   if (k == SF_ENUM || k == SF_FLAGS) k = api->enums[p->type_index].base;
   switch (k) {
@@ -161,6 +176,21 @@ sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *
       return NULL;
     }
   }
+  /* Sizes of the structs the caller allocates: the embedded build provides
+   * "sizeof(C type)" as a symbol whose address is the size. */
+  x->struct_size = calloc(api->nhandles + 1, sizeof *x->struct_size);
+  if (!x->struct_size) {
+    if (err && errlen) snprintf(err, errlen, "out of memory");
+    sf_exec_free(x);
+    return NULL;
+  }
+  for (uint32_t h = 0; h < api->nhandles; h++) {
+    if (!api->handles[h].is_struct) continue;
+    char name[300];
+    snprintf(name, sizeof name, "sizeof(%s)", api->handles[h].ctype);
+    size_t size = (size_t)(uintptr_t)resolve(ctx, name);
+    x->struct_size[h] = size ? size : SF_STRUCT_FALLBACK;
+  }
   x->observers = calloc(api->nhandles + 1, sizeof *x->observers);
   x->nobservers = calloc(api->nhandles + 1, sizeof *x->nobservers);
   if (!x->observers || !x->nobservers) {
@@ -191,6 +221,8 @@ void sf_exec_free(sf_exec *x) {
       free(x->observers[h]);
   free(x->observers);
   free(x->nobservers);
+  free(x->struct_size);
+  free(x->files);
   free(x->funcs);
   sf_life_free(&x->life);
   free(x->ptrs);
@@ -308,6 +340,66 @@ static uint64_t result_bits(const sf_api *api, const sf_func *f, const ffi_resul
   }
 }
 
+/* A private in-memory file holding n bytes of d, its offset at 0: a memfd
+ * (no name anywhere in the file system). -1 on failure. */
+static int memfd_with(const uint8_t *d, size_t n) {
+  int fd = memfd_create("seqfuzz", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  for (size_t off = 0; off < n;) {
+    ssize_t w = write(fd, d + off, n - off);
+    if (w <= 0) {
+      close(fd);
+      return -1;
+    }
+    off += (size_t)w;
+  }
+  if (lseek(fd, 0, SEEK_SET) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* Files opened for a call: closed after it, or at the end of the run (keep). */
+static int file_open(sf_exec *x, const sf_param *p, const uint8_t *d, size_t n, slot *out,
+                     struct open_file *now, uint32_t *nnow) {
+  int fd = memfd_with(d, n);
+  if (fd < 0) return -1;
+  struct open_file of = {NULL, fd};
+  if (p->flags & SF_P_MEMFILE) {
+    if (!(of.f = fdopen(fd, "r+"))) {
+      close(fd);
+      return -1;
+    }
+    out->p = of.f;
+  } else {
+    out->u = (uint64_t)(uint32_t)fd;
+  }
+  if (p->flags & SF_P_KEEP) {
+    if (x->nfiles == x->filecap) {
+      uint32_t c = x->filecap ? x->filecap * 2 : 8;
+      struct open_file *q = realloc(x->files, c * sizeof *q);
+      if (!q) {
+        of.f ? fclose(of.f) : close(fd);
+        return -1;
+      }
+      x->files = q;
+      x->filecap = c;
+    }
+    x->files[x->nfiles++] = of;
+  } else {
+    now[(*nnow)++] = of;
+  }
+  return 0;
+}
+
+static void file_close(struct open_file *of) {
+  if (of->f)
+    fclose(of->f);
+  else if (of->fd >= 0)
+    close(of->fd);
+}
+
 /* Make one call. Fills o; returns false on OOM. temps receives heap blocks
  * to free after the call. */
 static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome *o) {
@@ -319,14 +411,49 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
   void *argp[64];
   struct block temps[64];
   uint32_t ntemps = 0;
+  struct open_file files[64];
+  uint32_t nfiles = 0;
   bool ok = true;
   memset(o->outs, 0, sizeof o->outs);
   memset(slots, 0, f->nparams * sizeof *slots); /* a length may precede its buffer */
-  for (uint32_t i = 0; i < f->nparams; i++) {
+  for (uint32_t i = 0; i < f->nparams && ok; i++) {
     const sf_param *p = &f->params[i];
     argp[i] = &slots[i];
-    if (p->flags & SF_P_OUT) {
+    if (p->flags & SF_P_INOUT) { /* by pointer, the value in outs */
+      o->outs[i] = a[i].bits;
       slots[i].p = &o->outs[i];
+      continue;
+    }
+    if (p->flags & SF_P_OUT) {
+      size_t n = 0;
+      if (p->kind == SF_ARRAY || p->kind == SF_BUFFER) { /* the caller's buffer, callee fills */
+        n = (p->kind == SF_ARRAY ? p->array_len : a[p->len_param].bits) * sf_kind_size(p->elem);
+      } else if (p->kind == SF_HANDLE && x->api->handles[p->type_index].is_struct) {
+        n = x->struct_size[p->type_index]; /* zeroed, exact size, the harness's to free */
+        void *blk = calloc(1, n);
+        if (!blk) {
+          ok = false;
+          break;
+        }
+        slots[i].p = blk;
+        o->outs[i] = (uint64_t)(uintptr_t)blk;
+        continue;
+      } else {
+        slots[i].p = &o->outs[i];
+        continue;
+      }
+      char *blk = block_get(x, n);
+      if (!blk) {
+        ok = false;
+        break;
+      }
+      memset(blk, 0, n);
+      slots[i].p = blk;
+      temps[ntemps++] = (struct block){blk, n};
+      continue;
+    }
+    if (p->flags & (SF_P_MEMFILE | SF_P_MEMFD)) {
+      if (file_open(x, p, sf_seq_bytes(s, &a[i]), a[i].len, &slots[i], files, &nfiles)) ok = false;
       continue;
     }
     switch (p->kind) {
@@ -354,7 +481,13 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
       } else {
         temps[ntemps++] = (struct block){blk, n};
       }
-      if (p->kind == SF_BUFFER) slots[p->len_param].u = a[i].len / sf_kind_size(p->elem);
+      if (p->kind == SF_BUFFER) {
+        uint64_t count = a[i].len / sf_kind_size(p->elem);
+        if (f->params[p->len_param].flags & SF_P_INOUT)
+          o->outs[p->len_param] = count; /* its slot points there */
+        else
+          slots[p->len_param].u = count;
+      }
       break;
     }
     case SF_ENUM:
@@ -373,10 +506,36 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
     o->ret = result_bits(api, f, &rv);
     o->failed = sf_exec_error_matches(api, f, o->ret);
     o->str = f->ret.kind == SF_STRING ? (const char *)rv.p : NULL;
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      const sf_param *p = &f->params[i];
+      if (p->kind == SF_STRING && (p->flags & SF_P_OUT)) {
+        /* A borrowed string: read now, while what it points into lives
+         * (AddressSanitizer checks the read); its length is the value. */
+        const char *str = (const char *)(uintptr_t)o->outs[i];
+        o->outs[i] = str ? strlen(str) : UINT64_MAX;
+      } else if ((p->flags & SF_P_GIVEN) && !o->failed) {
+        for (uint32_t k = 0; k < nfiles; k++) /* the callee's to close now */
+          if (files[k].fd == (int)slots[i].u) files[k].fd = -1;
+      }
+    }
   }
+  for (uint32_t i = 0; !ok && i < f->nparams; i++) /* structs allocated for a call not made */
+    if ((f->params[i].flags & SF_P_OUT) && f->params[i].kind == SF_HANDLE &&
+        api->handles[f->params[i].type_index].is_struct)
+      free(slots[i].p);
   for (uint32_t k = 0; k < ntemps; k++)
     block_put(x, temps[k].p, temps[k].size);
+  for (uint32_t k = 0; k < nfiles; k++)
+    file_close(&files[k]);
   return ok;
+}
+
+/* A struct the harness allocated for value vid: freed once the value is
+ * destroyed or its content consumed (the memory stays the caller's). */
+static void free_struct(sf_exec *x, uint32_t vid) {
+  if (!x->api->handles[x->life.htype[vid]].is_struct) return;
+  free(x->ptrs[vid]);
+  x->ptrs[vid] = NULL;
 }
 
 static void call_destructor(sf_exec *x, uint32_t vid) {
@@ -400,6 +559,7 @@ static void call_destructor(sf_exec *x, uint32_t vid) {
   }
   uint64_t rv[2];
   ffi_call(&pf->cif, pf->fn, rv, argp);
+  free_struct(x, vid);
 }
 
 uint64_t sf_exec_call_raw(sf_exec *x, uint32_t fi, const uint64_t *inputs) {
@@ -458,13 +618,20 @@ static int mark_gone(sf_exec *x, uint32_t vid) {
 static void cleanup(sf_exec *x) {
   for (uint32_t v = x->life.n; v-- > 0;) {
     if (!x->life.alive[v] || x->life.owner[v] != UINT32_MAX || !x->ptrs[v]) continue;
-    if (is_gone(x, x->ptrs[v])) continue; /* an alias of something already freed */
+    /* An alias of something already freed, unless each value is one
+     * counted reference of its own. */
+    bool counted = x->api->handles[x->life.htype[v]].refcounted;
+    if (!counted && is_gone(x, x->ptrs[v])) continue;
+    void *p = x->ptrs[v];
     call_destructor(x, v);
-    mark_gone(x, v);
+    if (!counted && !is_gone(x, p)) push_ptr(&x->gone, &x->ngone, &x->gonecap, p);
   }
   for (uint32_t i = 0; i < x->nkept; i++)
     free(x->kept[i]);
   x->nkept = 0;
+  for (uint32_t i = 0; i < x->nfiles; i++)
+    file_close(&x->files[i]);
+  x->nfiles = 0;
   /* Forget this run's pointers: a stale copy would keep a block the library
    * leaked reachable, and the leak check at the end of a lone run (the run
    * server's children, `seqfuzz min`/`triage`) would miss it. */
@@ -512,6 +679,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
       }
       if (stop) break;
     }
+    if (!stop && f->nrequires && !sf_oracle_requires_hold(x, s, ci)) stop = SF_RUN_PRECONDITION;
     if (stop) {
       r.status = stop;
       r.stop_call = ci;
@@ -527,13 +695,19 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
     }
     r.calls_made++;
     if (o.failed) {
-      /* A failed destructor still consumed its handle. */
-      if (f->flags & SF_F_DESTRUCTOR) {
-        for (uint32_t i = 0; i < f->nparams; i++)
-          if (f->params[i].flags & SF_P_CONSUME) {
-            x->life.alive[a[i].bits] = 0;
-            mark_gone(x, (uint32_t)a[i].bits);
-          }
+      /* A failed destructor still consumed its handle, and so did a call
+       * that steals; a struct allocated for an out value was never filled. */
+      for (uint32_t i = 0; i < f->nparams; i++) {
+        const sf_param *p = &f->params[i];
+        if ((p->flags & SF_P_CONSUME) && a[i].bits != SF_NULL_REF &&
+            ((f->flags & SF_F_DESTRUCTOR) || (p->flags & SF_P_STEAL))) {
+          x->life.alive[a[i].bits] = 0;
+          mark_gone(x, (uint32_t)a[i].bits);
+          free_struct(x, (uint32_t)a[i].bits);
+        } else if ((p->flags & SF_P_OUT) && p->kind == SF_HANDLE &&
+                   x->api->handles[p->type_index].is_struct) {
+          free((void *)(uintptr_t)o.outs[i]);
+        }
       }
       if (x->oracle_hooks) sf_oracle_after_call(x, s, &o);
       if (hooks && hooks->after_call) hooks->after_call(hooks->ctx, x, s, &o);
@@ -562,6 +736,9 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
     if (hooks && hooks->after_call) hooks->after_call(hooks->ctx, x, s, &o);
     if (o.str && x->funcs[s->calls[ci].func].release)
       x->funcs[s->calls[ci].func].release((void *)o.str);
+    for (uint32_t i = 0; i < f->nparams; i++) /* consumed structs: their memory is ours */
+      if ((f->params[i].flags & SF_P_CONSUME) && a[i].bits != SF_NULL_REF)
+        free_struct(x, (uint32_t)a[i].bits);
     if (r.status == SF_RUN_OOM) {
       r.stop_call = ci;
       break;

@@ -9,6 +9,7 @@
  *    a free per argument), or, for `keep` parameters, freed after the run;
  *  - a call whose non-nullable handle argument is NULL at run time is not
  *    made: the run stops there (SF_RUN_NULL_HANDLE, a precondition failure);
+ *    so is a call whose `requires` is false (SF_RUN_PRECONDITION);
  *  - a result matching the function's error convention produces nothing and
  *    stops the run (SF_RUN_ERROR_RESULT); a destructor that fails still
  *    consumes its handle, any other call that fails consumes nothing;
@@ -41,6 +42,7 @@ typedef enum sf_run_status {
   SF_RUN_OK = 0,       /* every call ran */
   SF_RUN_ERROR_RESULT, /* a call failed by the API's error convention */
   SF_RUN_NULL_HANDLE,  /* a non-nullable handle argument was NULL: call not made */
+  SF_RUN_PRECONDITION, /* a `requires` was false (or unknown): call not made */
   SF_RUN_INVALID,      /* the sequence is not valid (sf_seq_validate) */
   SF_RUN_OOM,
 } sf_run_status;

@@ -5,6 +5,7 @@
 #define SF_EXEC_INTERNAL_H
 
 #include <ffi.h>
+#include <stdio.h>
 
 #include "exec.h"
 
@@ -43,6 +44,13 @@ struct sf_exec {
   } cache[64];
   uint32_t ncache;
   struct sf_oracle *oracle; /* oracle.c's state; NULL until first needed */
+  size_t *struct_size;      /* per handle type: bytes of a `struct` handle */
+  /* memfiles and memfds of `keep` parameters, closed at the end of the run */
+  struct open_file {
+    FILE *f; /* a memfile (fclose closes fd too), or NULL */
+    int fd;  /* -1: the callee's to close */
+  } * files;
+  uint32_t nfiles, filecap;
   /* sf_exec_run calls oracle.c around each call: the API has contracts, or
    * the run is recorded (differential mode, repeat check). Off, a run costs
    * nothing more than before the oracles. */
@@ -70,5 +78,7 @@ void sf_oracle_after_call(sf_exec *x, const sf_seq *s, const sf_call_outcome *o)
 void sf_oracle_before_cleanup(sf_exec *x, const sf_seq *s);
 void sf_oracle_after_run(sf_exec *x, const sf_seq *s);
 void sf_oracle_free(sf_exec *x);
+/* oracle.c: do the `requires` of call ci hold? (false also when unknown) */
+bool sf_oracle_requires_hold(sf_exec *x, const sf_seq *s, uint32_t ci);
 
 #endif

@@ -628,6 +628,21 @@ static void check_contract(eval_env *env, const sf_contract *c, const char *kind
   report(env->x, &rep);
 }
 
+bool sf_oracle_requires_hold(sf_exec *x, const sf_seq *s, uint32_t ci) {
+  struct sf_oracle *o = oracle_get(x);
+  if (!o) return false;
+  const sf_func *f = sf_seq_func(s, ci);
+  bool holds = true;
+  for (uint32_t k = 0; k < f->nrequires && holds; k++) {
+    eval_env env = {x, s, ci, NULL, f, 0, NULL, NULL, NULL};
+    bool known;
+    oval r = eval(&env, f->requires[k].expr);
+    holds = truth(&r, &known) && known;
+  }
+  free_strings(o->tmp, &o->ntmp);
+  return holds;
+}
+
 static void check_invariants(sf_exec *x, const sf_seq *s, uint32_t ci, uint32_t vid,
                              const char *func) {
   if (vid >= x->life.n || !x->life.alive[vid] || !x->ptrs[vid]) return;

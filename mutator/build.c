@@ -151,6 +151,26 @@ uint32_t sf_mut_choose_value(sf_mutator *m, uint32_t n) {
   return m->cands[0];
 }
 
+/* Does e compare parameter pi with something an observer says (`i <
+ * list_len(l)`)? Such an index is drawn small: states seen in runs are
+ * small (a few elements), so small values pass the check at run time. */
+static bool has_call(const sf_expr *e) {
+  if (e->op == SF_E_CALL) return true;
+  for (uint32_t k = 0; k < e->nkids; k++)
+    if (has_call(e->kids[k])) return true;
+  return false;
+}
+
+static bool bounded_by_state(const sf_expr *e, uint32_t pi) {
+  if (e->op >= SF_E_EQ && e->op <= SF_E_GE && e->nkids == 2)
+    for (int side = 0; side < 2; side++)
+      if (e->kids[side]->op == SF_E_PARAM && e->kids[side]->index == pi && has_call(e->kids[!side]))
+        return true;
+  for (uint32_t k = 0; k < e->nkids; k++)
+    if (bounded_by_state(e->kids[k], pi)) return true;
+  return false;
+}
+
 /* Append a call of fi to s (whose lifetimes are in m->life). A handle
  * argument is an alive value of s (reusable ones first) or, when there is
  * none (or only non-reusable ones, half the time), a fresh one made by a
@@ -191,6 +211,29 @@ bool sf_mut_append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
       if (sf_mut_gen_bytes(m, s, f, p, &args[i])) return false;
     } else {
       args[i].bits = sf_mut_gen_prim(m, p);
+      for (uint32_t k = 0; k < f->nrequires && sf_kind_is_int(p->kind); k++)
+        if (bounded_by_state(f->requires[k].expr, i) && sf_rng_chance(&m->rng, 1, 2)) {
+          args[i].bits = sf_arg_prim_repair(m->api, p, sf_rng_below(&m->rng, 8));
+          break;
+        }
+    }
+  }
+  /* Relations between the arguments (`requires lo <= hi`, `a != b`): draw
+   * the values again, and the handles among those already chosen, until
+   * they hold (an observer's part is left to the run). */
+  for (int tries = 0; f->nrequires && tries < 16 && !sf_call_requires_possible(s, fi, args);
+       tries++) {
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      const sf_param *p = &f->params[i];
+      if (!sf_param_is_input(p)) continue;
+      if (p->kind == SF_HANDLE) {
+        uint32_t n = sf_mut_legal_candidates(m, f, args, i, i, false);
+        if (n) args[i].bits = m->cands[sf_rng_below(&m->rng, n)];
+      } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
+        if (sf_mut_gen_bytes(m, s, f, p, &args[i])) return false;
+      } else {
+        args[i].bits = sf_mut_gen_prim(m, p);
+      }
     }
   }
   /* A handle argument may have been consumed by a call made for a later

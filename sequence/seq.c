@@ -238,11 +238,12 @@ void sf_life_free(sf_life *l) {
   free(l->owner);
   free(l->htype);
   free(l->producer);
+  free(l->dependee);
   memset(l, 0, sizeof *l);
 }
 
 void sf_life_clear(sf_life *l) {
-  l->n = l->nowned = 0;
+  l->n = l->nowned = l->ndependent = 0;
 }
 
 bool sf_life_usable(const sf_life *l, uint64_t vid, uint32_t htype) {
@@ -260,7 +261,8 @@ uint32_t sf_life_candidates(const sf_life *l, uint32_t htype, uint32_t *out, uin
   return n;
 }
 
-static int life_push(sf_life *l, uint32_t htype, uint32_t owner, uint32_t producer) {
+static int life_push(sf_life *l, uint32_t htype, uint32_t owner, uint32_t producer,
+                     uint32_t dependee) {
   if (l->n == l->cap) {
     uint32_t c = l->cap ? l->cap * 2 : 32;
     uint8_t *a = realloc(l->alive, c);
@@ -275,14 +277,19 @@ static int life_push(sf_life *l, uint32_t htype, uint32_t owner, uint32_t produc
     uint32_t *p = realloc(l->producer, c * sizeof *p);
     if (!p) return -1;
     l->producer = p;
+    uint32_t *d = realloc(l->dependee, c * sizeof *d);
+    if (!d) return -1;
+    l->dependee = d;
     l->cap = c;
   }
   l->alive[l->n] = 1;
   l->owner[l->n] = owner;
   l->htype[l->n] = htype;
   l->producer[l->n] = producer;
+  l->dependee[l->n] = dependee;
   l->n++;
   l->nowned += owner != UINT32_MAX;
+  l->ndependent += dependee != UINT32_MAX;
   return 0;
 }
 
@@ -323,11 +330,14 @@ int sf_life_apply(sf_life *l, uint32_t func, const sf_arg *args) {
     uint32_t owner = UINT32_MAX;
     if (f->owner_param >= 0 && args[f->owner_param].bits != SF_NULL_REF)
       owner = (uint32_t)args[f->owner_param].bits;
-    if (life_push(l, f->ret.type_index, owner, func)) return -1;
+    uint32_t dependee = UINT32_MAX;
+    if (f->depends_param >= 0 && args[f->depends_param].bits != SF_NULL_REF)
+      dependee = (uint32_t)args[f->depends_param].bits;
+    if (life_push(l, f->ret.type_index, owner, func, dependee)) return -1;
   }
   for (uint32_t i = 0; i < f->nparams; i++)
     if (f->params[i].kind == SF_HANDLE && (f->params[i].flags & SF_P_OUT))
-      if (life_push(l, f->params[i].type_index, UINT32_MAX, func)) return -1;
+      if (life_push(l, f->params[i].type_index, UINT32_MAX, func, UINT32_MAX)) return -1;
   return 0;
 }
 
@@ -440,6 +450,11 @@ void sf_seq_canon_elems(sf_kind elem, uint8_t *d, uint32_t len) {
 }
 
 void sf_seq_buffer_bounds(const sf_func *f, const sf_param *p, uint64_t *lo, uint64_t *hi) {
+  if (p->len_param < 0) { /* a memfile or memfd: its contents */
+    *lo = 0;
+    *hi = SF_MAX_FILE;
+    return;
+  }
   const sf_param *lp = &f->params[p->len_param];
   *lo = lp->lo;
   *hi = lp->hi;
@@ -466,6 +481,15 @@ static bool owned_through(const sf_life *l, uint64_t u, uint64_t v) {
   return false;
 }
 
+/* Does a live value depend on v, or on a value v owns? */
+static bool has_dependent(const sf_life *l, uint64_t v) {
+  for (uint32_t d = 0; d < l->n && l->ndependent; d++)
+    if (l->alive[d] && l->dependee[d] != UINT32_MAX &&
+        (l->dependee[d] == v || owned_through(l, l->dependee[d], v)))
+      return true;
+  return false;
+}
+
 sf_consume_conflict sf_call_consume_conflict(const sf_life *l, const sf_func *f, const sf_arg *args,
                                              uint32_t *consumed, uint32_t *other) {
   for (uint32_t i = 0; i < f->nparams; i++) {
@@ -474,6 +498,7 @@ sf_consume_conflict sf_call_consume_conflict(const sf_life *l, const sf_func *f,
     sf_consume_conflict c = SF_CONSUME_OK;
     uint32_t j = i;
     if (l->nowned && v < l->n && l->owner[v] != UINT32_MAX) c = SF_CONSUME_OWNED;
+    if (!c && has_dependent(l, v)) c = SF_CONSUME_DEPENDED;
     for (uint32_t k = 0; k < f->nparams && !c; k++) {
       if (k == i || f->params[k].kind != SF_HANDLE || !sf_param_is_input(&f->params[k])) continue;
       if (args[k].bits == v)
@@ -568,6 +593,9 @@ int sf_seq_validate(const sf_seq *s, char *err, size_t errlen) {
       rc = verr(err, errlen, ci, f, "an owned handle is consumed", f->params[other].name);
     else if (cc == SF_CONSUME_OWNS_OTHER)
       rc = verr(err, errlen, ci, f, "handle is owned by an argument the call consumes",
+                f->params[other].name);
+    else if (cc == SF_CONSUME_DEPENDED)
+      rc = verr(err, errlen, ci, f, "a consumed handle has a live dependent (depends_on)",
                 f->params[other].name);
     if (rc == 0) {
       for (uint32_t k = 0; k < f->nproduced; k++)

@@ -30,8 +30,9 @@
 #include "../grammar/api.h"
 
 #define SF_NULL_REF        UINT64_MAX
-#define SF_SEQ_MAX_CALLS   1024 /* decoding ignores calls past this many */
-#define SF_MAX_STRING      4096 /* longest string argument, in bytes */
+#define SF_SEQ_MAX_CALLS   1024  /* decoding ignores calls past this many */
+#define SF_MAX_STRING      4096  /* longest string argument, in bytes */
+#define SF_MAX_FILE        65536 /* largest memfile or memfd, in bytes */
 #define SF_FORMAT_VERSION  1
 #define SF_HEADER_OBSERVED 0x80 /* in the version byte: sf_seq.observed */
 
@@ -141,8 +142,10 @@ typedef struct sf_life {
   uint32_t *owner; /* value id of the owner, or UINT32_MAX */
   uint32_t *htype;
   uint32_t *producer; /* function index */
+  uint32_t *dependee; /* `depends_on`: value id it must not outlive, or UINT32_MAX */
   uint32_t n, cap;
-  uint32_t nowned; /* values with an owner ever pushed (0: skip ownership work) */
+  uint32_t nowned;     /* values with an owner ever pushed (0: skip ownership work) */
+  uint32_t ndependent; /* values with a dependee ever pushed */
 } sf_life;
 
 void sf_life_init(sf_life *l, const sf_api *api);
@@ -166,19 +169,22 @@ int sf_life_apply(sf_life *l, uint32_t func, const sf_arg *args);
  *  - is owned by another value (owned_by, transitively): its owner frees it
  *    again (a double free of the grammar's making);
  *  - owns, directly or through owned values, another argument: freeing the
- *    owner frees that argument while the callee is handed it. */
+ *    owner frees that argument while the callee is handed it;
+ *  - has a live dependent (`depends_on`), itself or through a value it owns:
+ *    the dependent must be destroyed first. */
 typedef enum sf_consume_conflict {
   SF_CONSUME_OK = 0,
   SF_CONSUME_TWICE,      /* a consumed handle is also another argument */
   SF_CONSUME_OWNED,      /* a consumed handle is owned by another value */
   SF_CONSUME_OWNS_OTHER, /* another argument is owned by a consumed handle */
+  SF_CONSUME_DEPENDED,   /* a live value depends on the consumed handle */
 } sf_consume_conflict;
 
 /* Check a call of f with args (handle args usable) against the consume rule,
  * ownership taken from l, the lifetimes just before the call. On a conflict,
  * *consumed (if not NULL) is the index of the consumed parameter and *other
  * (if not NULL) that of the other argument (TWICE, OWNS_OTHER) or the
- * consumed one again (OWNED). */
+ * consumed one again (OWNED, DEPENDED). */
 sf_consume_conflict sf_call_consume_conflict(const sf_life *l, const sf_func *f, const sf_arg *args,
                                              uint32_t *consumed, uint32_t *other);
 
@@ -188,6 +194,15 @@ bool sf_arg_prim_ok(const sf_api *api, const sf_param *p, uint64_t bits);
 /* Map any bits to a legal canonical value of primitive parameter p; legal
  * canonical values map to themselves. */
 uint64_t sf_arg_prim_repair(const sf_api *api, const sf_param *p, uint64_t bits);
+
+/* The preconditions (`requires`) of a call of function fi with args, as far
+ * as the arguments alone decide them (seq_requires.c): the index of the
+ * first one known to be false (lo > hi, the same handle for a != b), or -1.
+ * Parts that read observers are unknown here and checked at run time. */
+int32_t sf_call_requires_failing(const sf_seq *s, uint32_t fi, const sf_arg *args);
+static inline bool sf_call_requires_possible(const sf_seq *s, uint32_t fi, const sf_arg *args) {
+  return sf_call_requires_failing(s, fi, args) < 0;
+}
 
 /* Check every invariant. 0 if valid; else -1 with a message naming the call. */
 int sf_seq_validate(const sf_seq *s, char *err, size_t errlen);

@@ -11,6 +11,13 @@
 #include "seq.h"
 #include "seq_internal.h"
 
+/* Is parameter p written in a call's text? Not a length (derived from its
+ * buffer) nor an out buffer (its size is its length argument). */
+static bool written(const sf_param *p) {
+  return !(p->flags & SF_P_LENGTH) &&
+         !((p->flags & SF_P_OUT) && (p->kind == SF_BUFFER || p->kind == SF_ARRAY));
+}
+
 /* ---- printing ----------------------------------------------------------- */
 
 static int print_float(sf_buf *out, sf_kind k, uint64_t bits) {
@@ -129,7 +136,7 @@ int sf_seq_print_call(const sf_seq *s, uint32_t ci, sf_buf *out) {
   bool first = true;
   for (uint32_t i = 0; i < f->nparams && rc == 0; i++) {
     const sf_param *p = &f->params[i];
-    if (p->flags & SF_P_LENGTH) continue;
+    if (!written(p)) continue;
     if (!first) rc |= sf_buf_printf(out, ", ");
     first = false;
     if (p->flags & SF_P_OUT) {
@@ -465,7 +472,7 @@ static bool parse_call(tparser *tp) {
   bool first = true;
   for (uint32_t i = 0; i < f->nparams; i++) {
     const sf_param *p = &f->params[i];
-    if (p->flags & SF_P_LENGTH) continue;
+    if (!written(p)) continue;
     if (!first && !texpect(tp, ",")) return false;
     first = false;
     if (p->flags & SF_P_OUT) {
@@ -493,7 +500,14 @@ static bool parse_call(tparser *tp) {
   case SF_CONSUME_OWNS_OTHER:
     return tfail(tp, &argtoks[oi], "'%s' is owned by '%s', which %s consumes",
                  name_of(tp, args[oi].bits), name_of(tp, args[ci].bits), f->name);
+  case SF_CONSUME_DEPENDED:
+    return tfail(tp, &argtoks[ci], "'%s' has a live dependent (depends_on) and cannot be %s",
+                 name_of(tp, args[ci].bits),
+                 (f->flags & SF_F_DESTRUCTOR) ? "destroyed" : "consumed");
   }
+  int32_t broken = sf_call_requires_failing(s, (uint32_t)fi, args);
+  if (broken >= 0)
+    return tfail(tp, &t, "%s: precondition '%s' does not hold", f->name, f->requires[broken].text);
   sf_arg *a = sf_seq_add_call(s, (uint32_t)fi);
   if (!a) return tfail(tp, &t, "out of memory");
   memcpy(a, args, f->nparams * sizeof *a);

@@ -227,6 +227,20 @@ static const char *val_ctor(const sf_api *api, const sf_param *p) {
   return k == SF_F32 || k == SF_F64 ? "sf_vd" : k == SF_STRING ? "sf_vs" : "sf_vi";
 }
 
+/* A `struct` handle the caller allocates (docs/grammar.md 3.2). */
+static bool is_struct(const sf_api *api, const sf_param *p) {
+  return p->kind == SF_HANDLE && api->handles[p->type_index].is_struct;
+}
+
+/* Value id of out handle parameter j of call ci. */
+static uint32_t out_handle_vid(const sf_seq *s, uint32_t ci, uint32_t j) {
+  const sf_func *f = sf_seq_func(s, ci);
+  uint32_t vid = s->calls[ci].val0 + (f->ret.kind == SF_HANDLE);
+  for (uint32_t k = 0; k < j; k++)
+    if (f->params[k].kind == SF_HANDLE && (f->params[k].flags & SF_P_OUT)) vid++;
+  return vid;
+}
+
 static void out_scratch(sf_buf *out, const sf_func *f) {
   for (uint32_t i = 0; i < f->nparams; i++)
     if (f->params[i].flags & SF_P_OUT)
@@ -361,10 +375,9 @@ static void c_arg_value(const c_expr_ctx *c, uint32_t j, sf_buf *out) {
       sf_buf_printf(out, "o%u", j);
       return;
     }
-    uint32_t vid = s->calls[c->ci].val0 + (f->ret.kind == SF_HANDLE);
-    for (uint32_t k = 0; k < j; k++)
-      if (f->params[k].kind == SF_HANDLE && (f->params[k].flags & SF_P_OUT)) vid++;
-    sf_buf_printf(out, "h%u", vid + 1);
+    sf_buf_printf(out, "h%u", out_handle_vid(s, c->ci, j) + 1);
+  } else if (p->flags & SF_P_INOUT) {
+    sf_buf_printf(out, "o%u", j);
   } else if (p->flags & SF_P_LENGTH) {
     sf_buf_printf(out, "%u", a[p->len_of].len / sf_kind_size(f->params[p->len_of].elem));
   } else if (p->kind == SF_HANDLE) {
@@ -575,6 +588,16 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
       nkept += (f->params[i].flags & SF_P_KEEP) != 0;
   }
   if (nkept) sf_buf_printf(out, "  void *kept[%u];\n  unsigned nkept = 0;\n", nkept);
+  /* memfiles and memfds kept open to the end of the run */
+  for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+    const sf_func *f = sf_seq_func(s, ci);
+    for (uint32_t i = 0; i < f->nparams; i++)
+      if ((f->params[i].flags & (SF_P_MEMFILE | SF_P_MEMFD)) && (f->params[i].flags & SF_P_KEEP))
+        sf_buf_printf(out,
+                      (f->params[i].flags & SF_P_MEMFILE) ? "  FILE *f%u_%u = NULL;\n"
+                                                          : "  int f%u_%u = -1;\n",
+                      ci + 1, i);
+  }
   sf_buf_printf(out, "\n");
 
   for (uint32_t ci = 0; ci < s->ncalls; ci++) {
@@ -603,13 +626,56 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
           sf_buf_printf(out, "goto out;\n");
       }
     }
+    /* Preconditions: false, the call is not made (the harness stops there). */
+    for (uint32_t k = 0; k < f->nrequires; k++) {
+      c_expr_ctx cc = {ec, ci, f, 0, 0};
+      sf_buf_printf(out, "  sf_unknown = 0;\n  if (!(");
+      sf_expr_print(api, f->requires[k].expr, c_leaf, &cc, out);
+      sf_buf_printf(out, ") || sf_unknown) goto out; /* requires ");
+      for (const char *t = f->requires[k].text; *t; t++) /* no comment end inside */
+        sf_buf_printf(out, "%c", *t == '*' && t[1] == '/' ? '+' : *t);
+      sf_buf_printf(out, " */\n");
+    }
     sf_buf_printf(out, "  { /* %u */\n", ci + 1);
     /* Arguments that live in heap blocks. */
     for (uint32_t i = 0; i < f->nparams; i++) {
       const sf_param *p = &f->params[i];
+      if (p->flags & SF_P_INOUT) { /* passed by pointer */
+        sf_buf_printf(out, "    %s o%u = ", stdint_name(p->kind), i);
+        if (p->flags & SF_P_LENGTH)
+          sf_buf_printf(out, "%u", a[p->len_of].len / sf_kind_size(f->params[p->len_of].elem));
+        else
+          number(out, p->kind, a[i].bits);
+        sf_buf_printf(out, ";\n");
+        continue;
+      }
       if (!sf_param_is_input(p)) {
-        if ((p->flags & SF_P_OUT) && p->kind != SF_HANDLE)
+        if ((p->flags & SF_P_OUT) && (p->kind == SF_BUFFER || p->kind == SF_ARRAY)) {
+          uint64_t count = p->kind == SF_ARRAY ? p->array_len : a[p->len_param].bits;
+          sf_buf_printf(out, "    %s *a%u = calloc(%llu, %u); /* the callee fills it */\n",
+                        stdint_name(p->elem), i, (unsigned long long)(count ? count : 1),
+                        sf_kind_size(p->elem));
+        } else if ((p->flags & SF_P_OUT) && p->kind == SF_STRING) {
+          sf_buf_printf(out, "    const char *o%u = NULL;\n", i);
+        } else if ((p->flags & SF_P_OUT) && is_struct(api, p)) {
+          sf_buf_printf(out, "    h%u = calloc(1, sizeof(%s)); /* the caller's struct */\n",
+                        out_handle_vid(s, ci, i) + 1, api->handles[p->type_index].ctype);
+        } else if ((p->flags & SF_P_OUT) && p->kind != SF_HANDLE) {
           sf_buf_printf(out, "    %s o%u = 0;\n", stdint_name(p->kind), i);
+        }
+        continue;
+      }
+      if (p->flags & (SF_P_MEMFILE | SF_P_MEMFD)) {
+        bool file = p->flags & SF_P_MEMFILE;
+        if (p->flags & SF_P_KEEP)
+          sf_buf_printf(out, "    f%u_%u = ", ci + 1, i);
+        else
+          sf_buf_printf(out, "    %s a%u = ", file ? "FILE *" : "int", i);
+        sf_buf_printf(out, "%s(", file ? "sf_memfile" : "sf_memfd");
+        c_literal(out, sf_seq_bytes(s, &a[i]), a[i].len);
+        sf_buf_printf(out, ", %u);\n", a[i].len);
+        if (p->flags & SF_P_KEEP)
+          sf_buf_printf(out, "    %s a%u = f%u_%u;\n", file ? "FILE *" : "int", i, ci + 1, i);
         continue;
       }
       if (p->kind == SF_STRING && !a[i].bits) {
@@ -665,9 +731,13 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
       if (i) sf_buf_printf(out, ", ");
       if (p->flags & SF_P_OUT) {
         if (p->kind == SF_HANDLE)
-          sf_buf_printf(out, "&h%u", ++out_vid);
+          sf_buf_printf(out, is_struct(api, p) ? "h%u" : "&h%u", ++out_vid);
+        else if (p->kind == SF_BUFFER || p->kind == SF_ARRAY)
+          sf_buf_printf(out, "a%u", i);
         else
           sf_buf_printf(out, "&o%u", i);
+      } else if (p->flags & SF_P_INOUT) {
+        sf_buf_printf(out, "&o%u", i);
       } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
         if (p->kind == SF_STRING && a[i].bits)
           sf_buf_printf(out, "NULL");
@@ -702,6 +772,22 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
     /* Blocks: freed after the call, or kept to the end. */
     for (uint32_t i = 0; i < f->nparams; i++) {
       const sf_param *p = &f->params[i];
+      if ((p->flags & SF_P_OUT) && p->kind == SF_STRING) /* read now, as the harness does */
+        sf_buf_printf(out, "    if (o%u) (void)strlen(o%u);\n", i, i);
+      if ((p->flags & SF_P_OUT) && (p->kind == SF_BUFFER || p->kind == SF_ARRAY))
+        sf_buf_printf(out, "    free(a%u);\n", i);
+      if (p->flags & (SF_P_MEMFILE | SF_P_MEMFD)) {
+        const char *close_fn = (p->flags & SF_P_MEMFILE) ? "fclose" : "close";
+        if (p->flags & SF_P_KEEP) continue;
+        if ((p->flags & SF_P_GIVEN) && check) { /* the callee's, unless the call failed */
+          sf_buf_printf(out, "    if (");
+          error_test(out, f);
+          sf_buf_printf(out, ") close(a%u);\n", i);
+        } else if (!(p->flags & SF_P_GIVEN)) {
+          sf_buf_printf(out, "    %s(a%u);\n", close_fn, i);
+        }
+        continue;
+      }
       bool block = sf_param_is_input(p) && ((p->kind == SF_STRING && !a[i].bits) ||
                                             p->kind == SF_BUFFER || p->kind == SF_ARRAY);
       if (!block) continue;
@@ -714,13 +800,27 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
     for (uint32_t i = 0; i < f->nparams; i++) {
       const sf_param *p = &f->params[i];
       if (!(p->flags & SF_P_CONSUME) || a[i].bits == SF_NULL_REF) continue;
-      if (check && !(f->flags & SF_F_DESTRUCTOR)) {
+      /* A consumed struct gave its content away; its memory is ours to free. */
+      const char *fr = is_struct(api, p) ? "free(h%llu), " : "";
+      unsigned long long h = (unsigned long long)a[i].bits + 1;
+      if (check && !(f->flags & SF_F_DESTRUCTOR) && !(p->flags & SF_P_STEAL)) {
         sf_buf_printf(out, "    if (!(");
         error_test(out, f);
-        sf_buf_printf(out, ")) h%llu = NULL;\n", (unsigned long long)a[i].bits + 1);
+        sf_buf_printf(out, ")) ");
       } else {
-        sf_buf_printf(out, "    h%llu = NULL;\n", (unsigned long long)a[i].bits + 1);
+        sf_buf_printf(out, "    ");
       }
+      sf_buf_printf(out, fr, h);
+      sf_buf_printf(out, "h%llu = NULL;\n", h);
+    }
+    /* A struct a failed call did not fill is freed, not destroyed. */
+    for (uint32_t i = 0; check && i < f->nparams; i++) {
+      const sf_param *p = &f->params[i];
+      if (!(p->flags & SF_P_OUT) || !is_struct(api, p)) continue;
+      uint32_t v = out_handle_vid(s, ci, i) + 1;
+      sf_buf_printf(out, "    if (");
+      error_test(out, f);
+      sf_buf_printf(out, ") free(h%u), h%u = NULL;\n", v, v);
     }
     /* Postconditions hold after every call made, failed ones too. */
     old_base = 0;
@@ -779,8 +879,18 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
     bool owned = v < life.n && life.owner[v] != UINT32_MAX;
     if (h->destructor < 0 || owned) continue;
     sf_buf_printf(out, "  if (h%u) %s(h%u);\n", v + 1, fname(ec, (uint32_t)h->destructor), v + 1);
+    if (h->is_struct) sf_buf_printf(out, "  free(h%u);\n", v + 1);
   }
   if (nkept) sf_buf_printf(out, "  while (nkept) free(kept[--nkept]);\n");
+  for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+    const sf_func *f = sf_seq_func(s, ci);
+    for (uint32_t i = 0; i < f->nparams; i++)
+      if ((f->params[i].flags & (SF_P_MEMFILE | SF_P_MEMFD)) && (f->params[i].flags & SF_P_KEEP))
+        sf_buf_printf(out,
+                      (f->params[i].flags & SF_P_MEMFILE) ? "  if (f%u_%u) fclose(f%u_%u);\n"
+                                                          : "  if (f%u_%u >= 0) close(f%u_%u);\n",
+                      ci + 1, i, ci + 1, i);
+  }
   sf_buf_printf(out, "  return 0;\n}\n\n");
   sf_life_free(&life);
   return 0;
@@ -791,6 +901,12 @@ int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
   bool diff = api->diff != NULL;
   bool facts = diff || s->observed;
   bool oracles = facts || sf_api_has_contracts(api);
+  bool files = false;
+  for (uint32_t fi = 0; fi < api->nfuncs; fi++) {
+    oracles |= api->funcs[fi].nrequires > 0; /* sf_unknown and friends */
+    for (uint32_t i = 0; i < api->funcs[fi].nparams; i++)
+      files |= (api->funcs[fi].params[i].flags & (SF_P_MEMFILE | SF_P_MEMFD)) != 0;
+  }
   sf_buf_printf(out,
                 "/* Reproducer generated by `seqfuzz repro` from %s (API %s).\n"
                 " * Build it with the library and the sanitizers the fuzzer used, e.g.\n"
@@ -798,13 +914,14 @@ int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
                 " * Arguments are copied to heap blocks of their exact size, as seqfuzz\n"
                 " * passes them; the run stops where seqfuzz's would (a call failing by the\n"
                 " * API's error convention, a NULL handle) and then destroys what it owns.%s */\n"
-                "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n"
+                "%s#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n"
                 "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
                 "#include <unistd.h>\n",
                 origin ? origin : "an input", api->name,
                 !oracles ? ""
                 : diff   ? "\n * Both implementations run (differential mode), and must agree."
-                         : "\n * The API's contracts are checked as the harness checks them.");
+                         : "\n * The API's contracts are checked as the harness checks them.",
+                files ? "#define _GNU_SOURCE /* memfd_create */\n" : "");
   for (uint32_t i = 0; i < api->nheaders; i++)
     sf_buf_printf(out, "#include \"%s\"\n", api->headers[i]);
   sf_buf_printf(out,
@@ -813,6 +930,16 @@ int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
                 "const char *__asan_default_options(void) { return \"handle_abort=1\"; }\n"
                 "\n__attribute__((unused)) static void *copy_of(const void *p, size_t n) {\n"
                 "  void *q = malloc(n);\n  if (n) memcpy(q, p, n);\n  return q;\n}\n");
+  if (files)
+    sf_buf_printf(
+        out, "\n/* A private in-memory file with these bytes, at offset 0 (memfd, memfile). */\n"
+             "#include <sys/mman.h>\n"
+             "__attribute__((unused)) static int sf_memfd(const void *d, size_t n) {\n"
+             "  int fd = memfd_create(\"seqfuzz\", MFD_CLOEXEC);\n"
+             "  if (n && write(fd, d, n) != (ssize_t)n) abort();\n"
+             "  lseek(fd, 0, SEEK_SET);\n  return fd;\n}\n"
+             "__attribute__((unused)) static FILE *sf_memfile(const void *d, size_t n) {\n"
+             "  return fdopen(sf_memfd(d, n), \"r+\");\n}\n");
   if (oracles) sf_buf_printf(out, "%s", oracle_runtime);
   sf_buf_printf(out, "\n/* The calls, in a frame of their own (sf_: no frame of the library, for\n"
                      " * signatures): what is left of it on the stack once it returns (a pointer\n"
