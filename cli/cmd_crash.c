@@ -302,8 +302,17 @@ int cmd_triage(int argc, char **argv) {
       /* The report of the minimized input decides the verdict. */
       sf_signature sig;
       if (sf_seq_encode(&cg->best, &cg->enc) == 0 &&
-          sf_runner_run(runner, cg->enc.data, cg->enc.len, &sig, &cg->report) == 0)
-        sf_triage_classify(&cg->best, cg->report, runner, &cg->finding);
+          sf_runner_run(runner, cg->enc.data, cg->enc.len, &sig, &cg->report) == 0) {
+        /* Classified on a traced run when it crashes the same way: it shows
+         * the state each call saw (an index against a length). */
+        sf_signature tsig;
+        char *traced = NULL;
+        bool same =
+            sf_run_traced(target, cg->enc.data, cg->enc.len, timeout, &tsig, &traced) == 0 &&
+            sf_signature_equal(&tsig, &sig);
+        sf_triage_classify(&cg->best, same ? traced : cg->report, runner, &cg->finding);
+        free(traced);
+      }
       sf_triage_finding *f = &cg->finding;
       if (f->verdict == SF_LIKELY_BUG && strcmp(cg->sig.kind, "timeout") == 0 &&
           sf_triage_grows_with_repeats(&cg->best, runner, timeout, f->reason, sizeof f->reason)) {

@@ -38,7 +38,7 @@ int cmd_check(int argc, char **argv) {
  * and the result is s->ncalls. */
 static uint32_t crashed_call(const char *report, uint32_t ncalls) {
   static const char *const stops[] = {"  (error by the API's convention)",
-                                      "  -> not made: a handle argument is NULL"};
+                                      "  -> not made: a handle argument is NULL or a precondition is false"};
   uint32_t traced = 0;
   bool stopped = false;
   for (const char *l = report; l && *l;) {

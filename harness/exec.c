@@ -61,11 +61,8 @@ void sf_call_outcome_print(const sf_seq *s, const sf_call_outcome *o, sf_buf *li
     if (!(p->flags & (SF_P_OUT | SF_P_INOUT)) || p->kind == SF_HANDLE || p->kind == SF_BUFFER ||
         p->kind == SF_ARRAY)
       continue;
-    if (p->kind == SF_STRING) { /* a borrowed string: its length was read */
-      if (o->outs[i] == UINT64_MAX)
-        sf_buf_printf(line, "  %s=NULL", p->name);
-      else
-        sf_buf_printf(line, "  %s=<%llu bytes>", p->name, (unsigned long long)o->outs[i]);
+    if (p->kind == SF_STRING) { /* a borrowed string, not read */
+      sf_buf_printf(line, "  %s=%s", p->name, o->outs[i] ? "(set)" : "NULL");
     } else if (p->kind == SF_F32 || p->kind == SF_F64) /* as the result: f32 in the low bits */
       sf_buf_printf(line, "  %s=%.17g", p->name, sf_float_value(p->kind, o->outs[i]));
     else if (sf_kind_is_signed(p->kind))
@@ -509,10 +506,10 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
     for (uint32_t i = 0; i < f->nparams; i++) {
       const sf_param *p = &f->params[i];
       if (p->kind == SF_STRING && (p->flags & SF_P_OUT)) {
-        /* A borrowed string: read now, while what it points into lives
-         * (AddressSanitizer checks the read); its length is the value. */
-        const char *str = (const char *)(uintptr_t)o->outs[i];
-        o->outs[i] = str ? strlen(str) : UINT64_MAX;
+        /* A borrowed string, often a position in an argument that need not
+         * end with a NUL (a parse's end): not read; its value is whether it
+         * is NULL. */
+        o->outs[i] = o->outs[i] != 0;
       } else if ((p->flags & SF_P_GIVEN) && !o->failed) {
         for (uint32_t k = 0; k < nfiles; k++) /* the callee's to close now */
           if (files[k].fd == (int)slots[i].u) files[k].fd = -1;
@@ -608,6 +605,33 @@ int sf_exec_observe(sf_exec *x, uint32_t vid, uint64_t *state) {
   return 0;
 }
 
+void sf_exec_trace_state(sf_exec *x, bool on) {
+  x->trace_state = on;
+}
+
+static void trace_state(sf_exec *x, const sf_seq *s, uint32_t ci) {
+  const sf_func *f = sf_seq_func(s, ci);
+  const sf_arg *a = sf_seq_args(s, ci);
+  fprintf(stderr, "seqfuzz: state before [%u] %s:", ci + 1, f->name);
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    const sf_param *p = &f->params[i];
+    if (!sf_param_is_input(p)) continue;
+    if (sf_kind_is_int(p->kind)) {
+      fprintf(stderr, " %s=%lld", p->name, (long long)a[i].bits);
+    } else if (p->kind == SF_HANDLE && a[i].bits != SF_NULL_REF && x->ptrs[a[i].bits]) {
+      uint32_t h = p->type_index;
+      uint64_t arg = (uint64_t)(uintptr_t)x->ptrs[a[i].bits];
+      for (uint32_t k = 0; k < x->nobservers[h]; k++) {
+        const sf_func *o = &x->api->funcs[x->observers[h][k]];
+        if (!sf_kind_is_int(o->ret.kind)) continue;
+        uint64_t v = sf_exec_widen(o->ret.kind, sf_exec_call_raw(x, x->observers[h][k], &arg));
+        fprintf(stderr, " %s(%s)=%lld", o->name, p->name, (long long)v);
+      }
+    }
+  }
+  fprintf(stderr, "\n");
+}
+
 /* After value vid is destroyed or consumed: remember its pointer. */
 static int mark_gone(sf_exec *x, uint32_t vid) {
   void *p = x->ptrs[vid];
@@ -688,6 +712,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
       break;
     }
     if (x->oracle_hooks) sf_oracle_before_call(x, s, ci);
+    if (x->trace_state) trace_state(x, s, ci);
     if (!make_call(x, s, ci, &o)) {
       r.status = SF_RUN_OOM;
       r.stop_call = ci;

@@ -93,6 +93,13 @@ uint32_t sf_run_legal_calls(const sf_run_result *r, const sf_seq *s);
  * `[3] kv_put(h1, "a", x"00")  -> 0`, appended to out without a newline. */
 void sf_call_outcome_print(const sf_seq *s, const sf_call_outcome *o, sf_buf *out);
 
+/* Before each call made, print to stderr its integer arguments and the
+ * integer state observers of its handle arguments, e.g.
+ *   seqfuzz: state before [2] list_get: i=3 list_len(l)=2
+ * so that triage can tell an index beyond a length from a bug (traced runs,
+ * SEQFUZZ_TRACE, do it; off by default: it costs calls). */
+void sf_exec_trace_state(sf_exec *x, bool on);
+
 /* During a hook: the run-time pointer of value vid (NULL if not produced). */
 void *sf_exec_value(const sf_exec *x, uint32_t vid);
 

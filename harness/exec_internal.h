@@ -55,6 +55,7 @@ struct sf_exec {
    * the run is recorded (differential mode, repeat check). Off, a run costs
    * nothing more than before the oracles. */
   bool oracle_hooks;
+  bool trace_state; /* sf_exec_trace_state */
 };
 
 /* Call function fi with its input parameters' values in order (handles and

@@ -172,6 +172,8 @@ static void init_once(void) {
   }
   sf_options_from_env(&G.opt);
   sf_exec_generic_checks(G.exec, G.opt.generic != 0);
+  /* A traced run (triage's) also shows the state each call saw. */
+  if (getenv(SF_TRACE_ENV)) sf_exec_trace_state(G.exec, true);
   if (G.api->diff && G.opt.diff) {
     G.twin = sf_exec_new(G.api, resolve_twin, NULL, err, sizeof err);
     if (!G.twin) {

@@ -305,6 +305,162 @@ static bool works_on_made_from(const sf_seq *s, uint32_t func, uint32_t htype) {
   return false;
 }
 
+/* Does variant v (valid) of a crashing sequence still crash with signature
+ * sig? */
+static bool variant_crashes(const sf_seq *v, sf_runner *runner, const sf_signature *sig) {
+  sf_buf enc = {0};
+  sf_signature got;
+  bool same = sf_seq_encode(v, &enc) == 0 &&
+              sf_runner_run(runner, enc.data, enc.len, &got, NULL) == 0 &&
+              sf_signature_equal(&got, sig);
+  sf_buf_free(&enc);
+  return same;
+}
+
+/* Does a type of handle h have an integer state observer (a length, a
+ * count: what an index could be bounded by)? */
+static bool has_int_observer(const sf_api *api, uint32_t h) {
+  for (uint32_t fi = 0; fi < api->nfuncs; fi++)
+    if (sf_func_state_observer(&api->funcs[fi]) == (int32_t)h &&
+        sf_kind_is_int(api->funcs[fi].ret.kind))
+      return true;
+  return false;
+}
+
+/* An out-of-bounds access in the called function whose crash needs an
+ * integer argument of the last call: with that argument at its smallest
+ * legal value the crash goes away. An index or a range the documentation
+ * bounds (i < list_len(l), lo <= hi) that the grammar leaves open looks like
+ * this. The parameter's index, or -1. Only a function that takes a handle
+ * whose state an integer observer reports (a bound the index could have). */
+static int32_t value_sensitive_arg(const sf_seq *s, int32_t called, sf_runner *runner,
+                                   const sf_signature *sig) {
+  if (!runner || !s->ncalls || called < 0 || s->calls[s->ncalls - 1].func != (uint32_t)called)
+    return -1;
+  const sf_api *api = s->api;
+  const sf_func *f = &api->funcs[called];
+  const sf_arg *a = sf_seq_args(s, s->ncalls - 1);
+  bool bounded = false;
+  for (uint32_t i = 0; i < f->nparams; i++)
+    if (f->params[i].kind == SF_HANDLE && sf_param_is_input(&f->params[i]) &&
+        has_int_observer(api, f->params[i].type_index))
+      bounded = true;
+  if (!bounded) return -1;
+  sf_seq v;
+  sf_seq_init(&v, api);
+  int32_t found = -1;
+  for (uint32_t i = 0; i < f->nparams && found < 0; i++) {
+    const sf_param *p = &f->params[i];
+    if (!sf_param_is_input(p) || !sf_kind_is_int(p->kind)) continue;
+    uint64_t low = sf_arg_prim_repair(api, p, 0);
+    if (low == a[i].bits || sf_seq_copy(&v, s) != 0) continue;
+    sf_seq_args(&v, v.ncalls - 1)[i].bits = low;
+    if (sf_seq_validate(&v, NULL, 0) == 0 && !variant_crashes(&v, runner, sig)) found = (int32_t)i;
+  }
+  sf_seq_free(&v);
+  return found;
+}
+
+/* Was the block the access went out of an argument seqfuzz's executor
+ * allocated? Its size is what the grammar told the library (a buffer and
+ * its length, an array, an out buffer): running past it is the library's. */
+static bool allocated_by_harness(const report *r) {
+  for (unsigned k = 0; r->has_alloc && k < r->alloc.n; k++) {
+    const char *where = r->alloc.files[k];
+    if (!where[0] || strstr(where, ".cpp")) continue; /* the sanitizer's malloc */
+    return strcmp(where, "exec.c") == 0;
+  }
+  return false;
+}
+
+/* From a traced run's report: an integer argument of the last call (the
+ * one that crashed) not below an integer state observer of one of its
+ * handles ("seqfuzz: state before [N] f: i=3 list_len(l)=2"). Writes the
+ * argument, the observer call and both values; false when there is none. */
+static bool index_beyond_state(const char *text, uint32_t ncalls, char *arg, char *obs,
+                               long long *av, long long *ov) {
+  char head[64];
+  snprintf(head, sizeof head, "seqfuzz: state before [%u] ", ncalls);
+  const char *line = NULL;
+  for (const char *p = text; p && (p = strstr(p, head)); p += strlen(head))
+    line = p + strlen(head);
+  if (!line) return false;
+  const char *end = strchr(line, '\n');
+  size_t n = end ? (size_t)(end - line) : strlen(line);
+  char buf[1024];
+  if (n >= sizeof buf) return false;
+  memcpy(buf, line, n);
+  buf[n] = 0;
+  char names[16][96];
+  long long vals[16];
+  bool is_obs[16];
+  unsigned nv = 0;
+  for (char *tok = strtok(strchr(buf, ':') ? strchr(buf, ':') + 1 : buf, " "); tok && nv < 16;
+       tok = strtok(NULL, " ")) {
+    char *eq = strrchr(tok, '=');
+    if (!eq) continue;
+    *eq = 0;
+    snprintf(names[nv], sizeof names[nv], "%s", tok);
+    vals[nv] = atoll(eq + 1);
+    is_obs[nv++] = strchr(tok, '(') != NULL;
+  }
+  for (unsigned i = 0; i < nv; i++)
+    for (unsigned j = 0; j < nv; j++)
+      if (!is_obs[i] && is_obs[j] && vals[i] >= vals[j] && vals[i] >= 0) {
+        snprintf(arg, 96, "%s", names[i]);
+        snprintf(obs, 96, "%s", names[j]);
+        *av = vals[i];
+        *ov = vals[j];
+        return true;
+      }
+  return false;
+}
+
+/* Is the argument named arg of the last call (of function called) an index
+ * whose crash the state explains? With a state of ov > 0 elements, the crash
+ * must go away with the argument at 0; an empty state (ov == 0) cannot be
+ * tested that way, so only an argument named as an index counts. */
+static bool index_confirmed(const sf_seq *s, int32_t called, const char *arg, long long ov,
+                            sf_runner *runner, const sf_signature *sig) {
+  const sf_func *f = &s->api->funcs[called];
+  int32_t pi = -1;
+  for (uint32_t i = 0; i < f->nparams; i++)
+    if (strcmp(f->params[i].name, arg) == 0) pi = (int32_t)i;
+  if (pi < 0) return false;
+  if (ov == 0) {
+    static const char *const index_names[] = {"i",     "idx", "index", "pos",    "position",
+                                              "which", "nth", "at",    "offset", "item"};
+    for (size_t k = 0; k < sizeof index_names / sizeof *index_names; k++)
+      if (strcmp(arg, index_names[k]) == 0) return true;
+    return false;
+  }
+  if (!runner) return false;
+  sf_seq v;
+  sf_seq_init(&v, s->api);
+  bool gone = false;
+  if (sf_seq_copy(&v, s) == 0) {
+    sf_arg *a = &sf_seq_args(&v, v.ncalls - 1)[pi];
+    uint64_t zero = sf_arg_prim_repair(s->api, &f->params[pi], 0);
+    if (zero != a->bits) {
+      a->bits = zero;
+      gone = sf_seq_validate(&v, NULL, 0) == 0 && !variant_crashes(&v, runner, sig);
+    }
+  }
+  sf_seq_free(&v);
+  return gone;
+}
+
+/* A function that returns a new caller-owned handle of type h from one it
+ * takes of the same C type: a new reference to one object (an incref). */
+static bool makes_reference(const sf_api *api, const sf_func *f, uint32_t h) {
+  if (f->ret.kind != SF_HANDLE || f->ret.type_index != h || f->owner_param >= 0) return false;
+  for (uint32_t i = 0; i < f->nparams; i++)
+    if (f->params[i].kind == SF_HANDLE && sf_param_is_input(&f->params[i]) &&
+        strcmp(api->handles[f->params[i].type_index].ctype, api->handles[h].ctype) == 0)
+      return true;
+  return false;
+}
+
 static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner, char *reason,
                            size_t len, char *cause, size_t clen) {
   const sf_api *api = s->api;
@@ -352,8 +508,9 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
             !crashes_without_alias(s, ci, i, j, runner, &sig)) {
           snprintf(reason, len,
                    "call %u passes the same handle as '%s' and '%s' of %s; if the library does "
-                   "not allow that, the grammar should (e.g. `consume` one of them)",
-                   ci + 1, f->params[i].name, f->params[j].name, f->name);
+                   "not allow that, the grammar should say so (`requires %s != %s`)",
+                   ci + 1, f->params[i].name, f->params[j].name, f->name, f->params[i].name,
+                   f->params[j].name);
           snprintf(cause, clen, "alias %s %s %s", f->name, f->params[i].name, f->params[j].name);
           return SF_LIKELY_MISUSE;
         }
@@ -381,12 +538,32 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
         calls_func(s, (uint32_t)g) && works_on_made_from(s, (uint32_t)user, htype)) {
       snprintf(reason, len,
                "a %s freed by its destructor %s was used afterwards by %s: if what %s works on "
-               "must not outlive its %s, the grammar should say so (`owned_by`); if the "
-               "library promises to wait for it, this is a bug",
+               "must not outlive its %s, the grammar should say so (`depends_on`, or `owned_by` "
+               "when it dies with it); if the library promises to wait for it, this is a bug",
                api->handles[htype].name, api->funcs[g].name, api->funcs[user].name,
                api->funcs[user].name, api->handles[htype].name);
       snprintf(cause, clen, "outlive %s %s", api->handles[htype].name, api->funcs[user].name);
       return SF_LIKELY_MISUSE;
+    }
+    /* Freed by the last call, which the grammar lets consume it only when it
+     * succeeds, and freed again by the cleanup: the call failed and took it
+     * anyway ("even if the function fails"). */
+    if (made_handle && g >= 0 && s->ncalls && s->calls[s->ncalls - 1].func == (uint32_t)g &&
+        api->funcs[g].err_cmp != SF_CMP_NONE && r.freed.n && r.crash.via_cleanup) {
+      const sf_func *gf = &api->funcs[g];
+      for (uint32_t i = 0; i < gf->nparams; i++) {
+        const sf_param *p = &gf->params[i];
+        if (p->kind != SF_HANDLE || p->type_index != htype || !(p->flags & SF_P_CONSUME) ||
+            (p->flags & SF_P_STEAL) || (gf->flags & SF_F_DESTRUCTOR))
+          continue;
+        snprintf(reason, len,
+                 "a %s was freed by %s, whose call failed, and again at cleanup: the grammar "
+                 "says '%s' is consumed only when %s succeeds; if it takes it even when it "
+                 "fails, declare it `steal`",
+                 api->handles[htype].name, gf->name, p->name, gf->name);
+        snprintf(cause, clen, "steal %s %s", gf->name, p->name);
+        return SF_LIKELY_MISUSE;
+      }
     }
     if (made_handle && !inside_destructor) {
       /* Calls of the sequence that took such a handle without consuming it. */
@@ -416,6 +593,19 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
         snprintf(reason, len, "the string %s returns is never freed: declare `release` for it",
                  f->name);
         snprintf(cause, clen, "release %s", f->name);
+        return SF_LIKELY_MISUSE;
+      }
+      /* A reference some call made (an incref) that cleanup never released:
+       * two values of one object, the second skipped as an alias. */
+      uint32_t made = f->ret.kind == SF_HANDLE ? f->ret.type_index : UINT32_MAX;
+      for (uint32_t ci = 0; made != UINT32_MAX && ci < s->ncalls; ci++) {
+        const sf_func *g = sf_seq_func(s, ci);
+        if (api->handles[made].refcounted || !makes_reference(api, g, made)) continue;
+        snprintf(reason, len,
+                 "a %s made by %s leaks after %s gave another reference to it: if the type "
+                 "counts references, declare it `refcounted` (cleanup then releases each)",
+                 api->handles[made].name, f->name, g->name);
+        snprintf(cause, clen, "refcounted %s", api->handles[made].name);
         return SF_LIKELY_MISUSE;
       }
       if (f->ret.kind == SF_HANDLE && f->owner_param < 0 &&
@@ -451,6 +641,36 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
           return SF_LIKELY_MISUSE;
         }
       }
+    }
+  }
+  /* An out-of-bounds access that needs an argument's value: an index or a
+   * range whose documented bound the grammar does not state. */
+  if ((strstr(r.kind, "buffer-overflow") || strcmp(r.kind, "SEGV") == 0 ||
+       strstr(text ? text : "", "out of bounds for type")) &&
+      called >= 0 && !allocated_by_harness(&r)) {
+    char arg[96], obs[96];
+    long long av, ov;
+    if (index_beyond_state(text ? text : "", s->ncalls, arg, obs, &av, &ov) &&
+        index_confirmed(s, called, arg, ov, runner, &sig)) {
+      snprintf(reason, len,
+               "%s in %s with '%s' = %lld while %s = %lld: if the library documents '%s' below "
+               "it, state it (`requires %s < %s`); if %s promises to check it, this is a bug",
+               r.kind[0] ? r.kind : "crash", api->funcs[called].name, arg, av, obs, ov, arg, arg,
+               obs, api->funcs[called].name);
+      snprintf(cause, clen, "requires %s %s", api->funcs[called].name, arg);
+      return SF_LIKELY_MISUSE;
+    }
+    int32_t i = value_sensitive_arg(s, called, runner, &sig);
+    if (i >= 0) {
+      const sf_func *f = &api->funcs[called];
+      snprintf(reason, len,
+               "%s in %s needs its argument '%s' at %lld (at its lowest legal value it does not "
+               "crash): if the library documents a bound on it (an index below a length, "
+               "lo <= hi), state it with `requires`; if %s promises to check it, this is a bug",
+               r.kind[0] ? r.kind : "crash", f->name, f->params[i].name,
+               (long long)sf_seq_args(s, s->ncalls - 1)[i].bits, f->name);
+      snprintf(cause, clen, "requires %s %s", f->name, f->params[i].name);
+      return SF_LIKELY_MISUSE;
     }
   }
   /* A size at the top of a declared range asking for too much memory. */
