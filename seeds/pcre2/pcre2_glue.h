@@ -151,18 +151,6 @@ static inline size_t glue_ovector_get(pcre2_match_data *md, uint32_t pair, uint3
 /* ---------------------------------------------------------------------------
  * In/out lengths and allocated outputs.
  * ------------------------------------------------------------------------ */
-/* pcre2_substring_copy_by*: the buffer is seqfuzz's (exactly len bytes). */
-static inline int glue_substring_copy_bynumber(pcre2_match_data *md, uint32_t n,
-                                               uint8_t *buf, size_t len) {
-  PCRE2_SIZE l = len;
-  return pcre2_substring_copy_bynumber(md, n, buf, &l);
-}
-static inline int glue_substring_copy_byname(pcre2_match_data *md, const char *name,
-                                             uint8_t *buf, size_t len) {
-  PCRE2_SIZE l = len;
-  return pcre2_substring_copy_byname(md, (PCRE2_SPTR)name, buf, &l);
-}
-
 /* pcre2_substring_get_by* (PCRE2_UCHAR ** output): get, then
  * pcre2_substring_free as documented. */
 static inline int glue_substring_get_bynumber(pcre2_match_data *md, uint32_t n) {

@@ -99,30 +99,6 @@ static inline int sqlite3_glue_get_table(sqlite3 *db, const char *sql) {
   return rc == SQLITE_OK ? nrow * ncol : -1;
 }
 
-/* The prepare family with the SQL as an exact-size buffer (nByte = its
- * length, no NUL needed) and the tail pointer returned as an offset. */
-static inline int sqlite3_glue_prepare(sqlite3 *db, const char *sql, int n,
-                                       sqlite3_stmt **st, int *tail) {
-  const char *t = 0;
-  int rc = sqlite3_prepare(db, sql, n, st, &t);
-  *tail = t ? (int)(t - sql) : -1;
-  return rc;
-}
-static inline int sqlite3_glue_prepare_v2(sqlite3 *db, const char *sql, int n,
-                                          sqlite3_stmt **st, int *tail) {
-  const char *t = 0;
-  int rc = sqlite3_prepare_v2(db, sql, n, st, &t);
-  *tail = t ? (int)(t - sql) : -1;
-  return rc;
-}
-static inline int sqlite3_glue_prepare_v3(sqlite3 *db, const char *sql, int n, unsigned flags,
-                                          sqlite3_stmt **st, int *tail) {
-  const char *t = 0;
-  int rc = sqlite3_prepare_v3(db, sql, n, flags, st, &t);
-  *tail = t ? (int)(t - sql) : -1;
-  return rc;
-}
-
 /* bind_text/blob(64) with SQLITE_TRANSIENT (SQLite copies the bytes). */
 static inline int sqlite3_glue_bind_text(sqlite3_stmt *st, int i, const char *z, int n) {
   return sqlite3_bind_text(st, i, z, n, SQLITE_TRANSIENT);
@@ -196,33 +172,12 @@ static inline void sqlite3_glue_str_free(sqlite3_str *p) {
   sqlite3_free(sqlite3_str_finish(p));
 }
 
-/* sqlite3_keyword_name: the name is not NUL-terminated; returns its length
- * after reading it, or -1 when i is out of range (SQLITE_ERROR). */
-static inline int sqlite3_glue_keyword_name(int i) {
-  const char *z = 0;
-  int n = 0;
-  if (sqlite3_keyword_name(i, &z, &n) != SQLITE_OK) return -1;
-  sqlite3_glue_sum((const unsigned char *)z, n);
-  return n;
-}
-
 /* sqlite3_db_config for the (int onoff, int *pRes) verbs; onoff < 0 only
  * queries. Returns the new setting or -1 on error. */
 static inline int sqlite3_glue_db_config(sqlite3 *db, int op, int onoff) {
   int res = -1;
   if (sqlite3_db_config(db, op, onoff, &res) != SQLITE_OK) return -1;
   return res;
-}
-
-/* sqlite3_table_column_metadata: reads the two `const char **` outputs. */
-static inline int sqlite3_glue_table_column_metadata(sqlite3 *db, const char *zDb,
-                                                     const char *zTable, const char *zCol) {
-  const char *type = 0, *coll = 0;
-  int notnull = 0, pk = 0, autoinc = 0;
-  int rc = sqlite3_table_column_metadata(db, zDb, zTable, zCol, &type, &coll, &notnull, &pk,
-                                         &autoinc);
-  if (rc == SQLITE_OK) rc = -(int)(strlen(type ? type : "") + strlen(coll ? coll : ""));
-  return rc;
 }
 
 /* sqlite3_serialize: returns the size (-1 on failure) and frees the copy;
