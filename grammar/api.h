@@ -66,6 +66,9 @@ enum {
   /* A `consume`d memfd: the callee closes it (the harness only when the call
    * failed). */
   SF_P_GIVEN = 1 << 10,
+  /* `printf fmt`, the last parameter: a format and the variadic arguments
+   * its conversions take (an SF_STRING; seq.h: sf_printf_parse). */
+  SF_P_PRINTF = 1 << 11,
 };
 
 /* Comparison used by error conventions and preconditions. */

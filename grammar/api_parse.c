@@ -449,7 +449,7 @@ static bool lookup_type(parser *ps, const sf_tok *t, sf_kind *kind, uint32_t *in
       return true;
     }
   }
-  if (sf_tok_is(t, "string")) {
+  if (sf_tok_is(t, "string") || sf_tok_is(t, "printf")) {
     *kind = SF_STRING;
     *ctype = "const char *";
     return true;
@@ -491,7 +491,7 @@ typedef struct type_spec {
   bool is_const;
   bool is_bytes;
   bool is_void;
-  char shape; /* 'b' bool32, 'f' memfile, 'd' memfd, else 0 */
+  char shape; /* 'b' bool32, 'f' memfile, 'd' memfd, 'p' printf, else 0 */
 } type_spec;
 
 static bool parse_type(parser *ps, type_spec *ts) {
@@ -513,6 +513,7 @@ static bool parse_type(parser *ps, type_spec *ts) {
   ts->shape = sf_tok_is(&ps->tok, "bool32")    ? 'b'
               : sf_tok_is(&ps->tok, "memfile") ? 'f'
               : sf_tok_is(&ps->tok, "memfd")   ? 'd'
+              : sf_tok_is(&ps->tok, "printf")  ? 'p'
                                                : 0;
   next(ps);
   while (accept(ps, "*"))
@@ -654,6 +655,9 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
                    "a memfile or memfd is written 'memfile name': its bytes are the value");
   if (ts.shape == 'b' && (bracket || ts.stars || (quals & SF_P_OUT)))
     return fail_at(ps, &ts.at, "bool32 is passed by value");
+  if (ts.shape == 'p' && (bracket || ts.stars || quals))
+    return fail_at(ps, &ts.at, "a printf format is written 'printf name', with no qualifier");
+  if (ts.shape == 'p') p->flags |= SF_P_PRINTF;
   if (bracket) {
     if (!sf_kind_is_int(ts.kind) && ts.kind != SF_BOOL && ts.kind != SF_F32 && ts.kind != SF_F64)
       return fail_at(ps, &ts.at, "array elements must be numbers");
@@ -720,7 +724,7 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
   if ((quals & SF_P_CONSUME) && (p->kind != SF_HANDLE || (quals & SF_P_OUT)))
     return fail_at(ps, &ts.at, "only handle parameters can be consumed");
   p->flags |= quals & SF_P_GIVEN;
-  if (ps->api->default_nullable && !nonnull && !(quals & SF_P_OUT) &&
+  if (ps->api->default_nullable && !nonnull && !(quals & SF_P_OUT) && !(p->flags & SF_P_PRINTF) &&
       (p->kind == SF_HANDLE || p->kind == SF_STRING))
     quals |= SF_P_NULLABLE, p->flags |= SF_P_NULLABLE;
   if ((quals & SF_P_NULLABLE) && !(p->kind == SF_HANDLE || p->kind == SF_STRING))
@@ -1453,6 +1457,12 @@ static bool parse_func(parser *ps) {
     } while (accept(ps, ","));
   }
   if (!expect(ps, ")")) return false;
+
+  for (uint32_t i = 0; i + 1 < f->nparams; i++)
+    if (f->params[i].flags & SF_P_PRINTF)
+      return fail(ps, f->line, 1,
+                  "'%s': a printf format is the last parameter (its arguments follow it)",
+                  f->params[i].name);
 
   /* Bind buffers to their length parameters. */
   for (uint32_t i = 0; i < f->nparams; i++) {

@@ -167,6 +167,7 @@ sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *
     for (uint32_t j = 0; j < f->nparams; j++)
       pf->argtypes[j] = ffi_of(api, &f->params[j]);
     pf->rtype = ffi_of(api, &f->ret);
+    pf->variadic = f->nparams && (f->params[f->nparams - 1].flags & SF_P_PRINTF);
     if (ffi_prep_cif(&pf->cif, FFI_DEFAULT_ABI, f->nparams, pf->rtype, pf->argtypes) != FFI_OK) {
       if (err && errlen) snprintf(err, errlen, "%s: libffi cannot prepare the call", f->name);
       sf_exec_free(x);
@@ -397,6 +398,73 @@ static void file_close(struct open_file *of) {
     close(of->fd);
 }
 
+/* A call ending with a printf format (its slot already holds the value's
+ * text): the format and its arguments from sf_printf_parse, passed through a
+ * variadic call interface made for them. false on OOM. */
+static bool call_printf(sf_exec *x, const sf_seq *s, uint32_t ci, slot *slots, void **argp,
+                        ffi_result *rv) {
+  const sf_func *f = sf_seq_func(s, ci);
+  prepared *pf = &x->funcs[s->calls[ci].func];
+  uint32_t nfixed = f->nparams, last = nfixed - 1;
+  static sf_printf fmt; /* large: not on the stack */
+  const sf_arg *a = &sf_seq_args(s, ci)[last];
+  sf_printf_parse(sf_seq_bytes(s, a), a->len, &fmt);
+  ffi_type *types[64 + SF_PRINTF_MAX_ARGS];
+  void *ptrs[64 + SF_PRINTF_MAX_ARGS];
+  slot vals[SF_PRINTF_MAX_ARGS];
+  char *strs[SF_PRINTF_MAX_ARGS];
+  uint32_t nstrs = 0;
+  memcpy(types, pf->argtypes, nfixed * sizeof *types);
+  memcpy(ptrs, argp, nfixed * sizeof *ptrs);
+  char *format = malloc(fmt.flen + 1); /* exact size, as every string argument */
+  if (!format) return false;
+  memcpy(format, fmt.format, fmt.flen + 1);
+  slots[last].p = format;
+  bool ok = true;
+  for (uint32_t k = 0; k < fmt.nargs; k++) {
+    const sf_printf_arg *pa = &fmt.args[k];
+    ptrs[nfixed + k] = &vals[k];
+    switch (pa->kind) {
+    case 'i':
+      types[nfixed + k] = &ffi_type_sint32;
+      vals[k].u = pa->bits;
+      break;
+    case 'u':
+      types[nfixed + k] = &ffi_type_uint32;
+      vals[k].u = pa->bits;
+      break;
+    case 'l':
+    case 'L':
+      types[nfixed + k] = &ffi_type_sint64;
+      vals[k].u = pa->bits;
+      break;
+    case 'd':
+      types[nfixed + k] = &ffi_type_double;
+      memcpy(&vals[k].u, &pa->d, sizeof pa->d);
+      break;
+    default: /* 's' */
+      types[nfixed + k] = &ffi_type_pointer;
+      if (!(strs[nstrs] = malloc(pa->len + 1))) {
+        ok = false;
+        break;
+      }
+      memcpy(strs[nstrs], pa->str, pa->len);
+      strs[nstrs][pa->len] = 0;
+      vals[k].p = strs[nstrs++];
+    }
+  }
+  ffi_cif cif;
+  if (ok && ffi_prep_cif_var(&cif, FFI_DEFAULT_ABI, nfixed, nfixed + fmt.nargs, pf->rtype, types) ==
+                FFI_OK)
+    ffi_call(&cif, pf->fn, rv, ptrs);
+  else
+    ok = false;
+  for (uint32_t k = 0; k < nstrs; k++)
+    free(strs[k]);
+  free(format);
+  return ok;
+}
+
 /* Make one call. Fills o; returns false on OOM. temps receives heap blocks
  * to free after the call. */
 static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome *o) {
@@ -497,9 +565,14 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
   }
   ffi_result rv;
   rv.u = 0;
-  if (ok) {
+  if (ok && pf->variadic) {
+    ok = call_printf(x, s, ci, slots, argp, &rv);
+    o->made = ok;
+  } else if (ok) {
     ffi_call(&pf->cif, pf->fn, &rv, argp);
     o->made = true;
+  }
+  if (o->made) {
     o->ret = result_bits(api, f, &rv);
     o->failed = sf_exec_error_matches(api, f, o->ret);
     o->str = f->ret.kind == SF_STRING ? (const char *)rv.p : NULL;

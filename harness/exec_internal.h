@@ -21,6 +21,7 @@ typedef struct prepared {
   ffi_cif cif;
   ffi_type *argtypes[64];
   ffi_type *rtype;
+  bool variadic; /* ends with a printf format: prepared per call */
 } prepared;
 
 struct sf_exec {

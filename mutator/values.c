@@ -156,6 +156,49 @@ static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max
   if (out->len > max_len) out->len = (size_t)max_len;
 }
 
+/* A printf format with its arguments (seq.h: sf_printf_parse): a few
+ * pieces of text and conversions, each with an argument of its kind. */
+static void gen_printf(sf_mutator *m, sf_buf *out) {
+  static const char *const convs[] = {"%d",  "%i",   "%u",  "%x",   "%X",  "%o",   "%c",
+                                      "%ld", "%lld", "%zu", "%hhd", "%hd", "%s",   "%.3s",
+                                      "%f",  "%g",   "%e",  "%a",   "%5d", "%-8s", "%+.2f",
+                                      "%#x", "%05d", "%%",  "%.0e", "%lu"};
+  static const char *const ints[] = {
+      "0",     "1",          "-1",          "42",         "255",
+      "65535", "2147483647", "-2147483648", "4294967295", "9223372036854775807"};
+  static const char *const dbls[] = {"0",       "1.5", "-0.25", "1e308",
+                                     "3.14159", "nan", "inf",   "1e-310"};
+  sf_rng *r = &m->rng;
+  sf_buf_reset(out);
+  uint64_t pieces = 1 + sf_rng_below(r, 4);
+  for (uint64_t k = 0; k < pieces; k++) {
+    if (sf_rng_chance(r, 1, 3)) { /* text: no '%' of its own */
+      uint64_t n = 1 + sf_rng_below(r, 8);
+      for (uint64_t i = 0; i < n; i++)
+        sf_buf_putc(out, sf_rng_chance(r, 1, 8) ? ' ' : (uint8_t)('a' + sf_rng_below(r, 26)));
+      continue;
+    }
+    const char *c = convs[sf_rng_below(r, sizeof convs / sizeof *convs)];
+    sf_buf_append(out, c, strlen(c));
+    char last = c[strlen(c) - 1];
+    if (last == '%') continue;
+    sf_buf_putc(out, '{');
+    if (last == 's') {
+      const char *d = m->api->ndict ? m->api->dict[sf_rng_below(r, m->api->ndict)] : "abc";
+      for (; *d; d++)
+        if (*d != '}') sf_buf_putc(out, (uint8_t)*d);
+    } else if (strchr("fgea", last)) {
+      const char *d = dbls[sf_rng_below(r, sizeof dbls / sizeof *dbls)];
+      sf_buf_append(out, d, strlen(d));
+    } else {
+      const char *d = ints[sf_rng_below(r, sizeof ints / sizeof *ints)];
+      sf_buf_append(out, d, strlen(d));
+    }
+    sf_buf_putc(out, '}');
+  }
+  if (out->len > SF_MAX_STRING) out->len = SF_MAX_STRING;
+}
+
 /* Fill a bytes argument (string, buffer, array) of p. */
 int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param *p, sf_arg *a) {
   sf_buf *tmp = &m->bytes;
@@ -166,7 +209,10 @@ int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param 
       a->len = 0;
       return 0;
     }
-    pick_bytes(m, s, tmp, SF_MAX_STRING);
+    if (p->flags & SF_P_PRINTF)
+      gen_printf(m, tmp);
+    else
+      pick_bytes(m, s, tmp, SF_MAX_STRING);
     uint8_t *nul = tmp->len ? memchr(tmp->data, 0, tmp->len) : NULL;
     if (nul) tmp->len = (size_t)(nul - tmp->data);
     a->bits = 0;

@@ -195,6 +195,33 @@ bool sf_arg_prim_ok(const sf_api *api, const sf_param *p, uint64_t bits);
  * canonical values map to themselves. */
 uint64_t sf_arg_prim_repair(const sf_api *api, const sf_param *p, uint64_t bits);
 
+/* ---- printf formats (seq_printf.c) --------------------------------------
+ * A `printf` parameter's value is a format whose conversions carry their
+ * arguments in braces: "%d{42} of %.3s{abc}" means printf("%d of %.3s", 42,
+ * "abc"). sf_printf_parse turns any bytes into a format and arguments that
+ * match (legal by construction): conversions it cannot pass (%n, %p, '*'
+ * widths, long double) become literal "%%"; a missing argument is 0 or "".
+ * Arguments: 'i' int, 'u' unsigned, 'l' long, 'L' unsigned long, 'd'
+ * double, 's' a string (str/len point into the parsed bytes, no NUL). */
+#define SF_PRINTF_MAX_ARGS 16
+typedef struct sf_printf_arg {
+  char kind;
+  char mod[3]; /* its length modifier ("", "l", "ll", "z", ...) */
+  uint64_t bits;
+  double d;
+  const char *str;
+  size_t len;
+} sf_printf_arg;
+
+typedef struct sf_printf {
+  char format[2 * SF_MAX_STRING + 1]; /* NUL-terminated; '%' doubles at most */
+  size_t flen;
+  sf_printf_arg args[SF_PRINTF_MAX_ARGS];
+  uint32_t nargs;
+} sf_printf;
+
+void sf_printf_parse(const uint8_t *s, size_t n, sf_printf *out);
+
 /* The preconditions (`requires`) of a call of function fi with args, as far
  * as the arguments alone decide them (seq_requires.c): the index of the
  * first one known to be false (lo > hi, the same handle for a != b), or -1.

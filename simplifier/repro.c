@@ -573,6 +573,46 @@ static void observe_all(emit_ctx *c, sf_buf *out) {
 }
 
 /* The calls of s, as function sf_repro_calls<impl>. */
+/* A printf format and its arguments as C: "%d of %s", 42, "abc". */
+static void printf_args(sf_buf *out, const uint8_t *d, size_t n) {
+  static sf_printf fmt; /* large: not on the stack */
+  sf_printf_parse(d, n, &fmt);
+  c_literal(out, (const uint8_t *)fmt.format, fmt.flen);
+  for (uint32_t k = 0; k < fmt.nargs; k++) {
+    const sf_printf_arg *pa = &fmt.args[k];
+    switch (pa->kind) {
+    case 'i':
+      sf_buf_printf(out, ", (int)%d", (int)pa->bits);
+      break;
+    case 'u':
+      sf_buf_printf(out, ", (unsigned)%uu", (unsigned)pa->bits);
+      break;
+    case 'l':
+    case 'L': {
+      /* the C type the length modifier names */
+      const char *t = strcmp(pa->mod, "ll") == 0 ? "long long"
+                      : pa->mod[0] == 'z'        ? (pa->kind == 'L' ? "size_t" : "ssize_t")
+                      : pa->mod[0] == 'j'        ? "intmax_t"
+                      : pa->mod[0] == 't'        ? "ptrdiff_t"
+                                                 : "long";
+      sf_buf_printf(out, ", (%s%s)%lldLL", pa->kind == 'L' && t[0] != 's' ? "unsigned " : "", t,
+                    (long long)pa->bits);
+      break;
+    }
+    case 'd': {
+      uint64_t b;
+      memcpy(&b, &pa->d, sizeof b);
+      sf_buf_printf(out, ", ");
+      number(out, SF_F64, b);
+      break;
+    }
+    default:
+      sf_buf_printf(out, ", ");
+      c_literal(out, (const uint8_t *)pa->str, pa->len);
+    }
+  }
+}
+
 static int emit_calls(emit_ctx *ec, sf_buf *out) {
   const sf_seq *s = ec->s;
   const sf_api *api = s->api;
@@ -678,6 +718,7 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
           sf_buf_printf(out, "    %s a%u = f%u_%u;\n", file ? "FILE *" : "int", i, ci + 1, i);
         continue;
       }
+      if (p->flags & SF_P_PRINTF) continue; /* written out in the call */
       if (p->kind == SF_STRING && !a[i].bits) {
         sf_buf_printf(out, "    char *a%u = copy_of(", i);
         c_literal(out, sf_seq_bytes(s, &a[i]), a[i].len);
@@ -738,6 +779,8 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
           sf_buf_printf(out, "&o%u", i);
       } else if (p->flags & SF_P_INOUT) {
         sf_buf_printf(out, "&o%u", i);
+      } else if (p->flags & SF_P_PRINTF) {
+        printf_args(out, sf_seq_bytes(s, &a[i]), a[i].len);
       } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
         if (p->kind == SF_STRING && a[i].bits)
           sf_buf_printf(out, "NULL");
@@ -788,8 +831,9 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
         }
         continue;
       }
-      bool block = sf_param_is_input(p) && ((p->kind == SF_STRING && !a[i].bits) ||
-                                            p->kind == SF_BUFFER || p->kind == SF_ARRAY);
+      bool block =
+          sf_param_is_input(p) && !(p->flags & SF_P_PRINTF) &&
+          ((p->kind == SF_STRING && !a[i].bits) || p->kind == SF_BUFFER || p->kind == SF_ARRAY);
       if (!block) continue;
       if (p->flags & SF_P_KEEP)
         sf_buf_printf(out, "    kept[nkept++] = a%u;\n", i);
@@ -870,7 +914,7 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
       if (before[v] && !life.alive[v] && life.owner[v] != UINT32_MAX)
         sf_buf_printf(out, "  h%u = NULL; /* owned value no longer valid */\n", v + 1);
   }
-  sf_buf_printf(out, "\nout:\n");
+  sf_buf_printf(out, "\nout: __attribute__((unused));\n");
   if (ec->observe) observe_all(ec, out);
   for (uint32_t v = 0; ec->facts && v < s->nvals; v++)
     fact_observers(ec, -1, v, out);
