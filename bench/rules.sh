@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# What the grammar rules of issue 18 (docs/grammar.md: requires, depends_on,
+# steal, refcounted, struct handles, default nullable, the C shapes, printf)
+# changed on the bundled targets: glue and grammar lines before and after,
+# and the branch coverage of the seqfuzz fuzzer built from each, side by
+# side (one core each, same seconds, same flags as bench/coverage.sh: fork
+# mode with crashes ignored), medians over seeds.
+#
+#   bench/rules.sh [--base COMMIT] [--seconds S] [--seeds N] [LIB...]
+#
+# Defaults: base 2c363fb (before the rules), 600 s, 1 seed, the five of
+# bench/coverage.sh. The base is checked out as a git worktree in
+# build/bench/rules-base and its targets built there (the Debian sources are
+# shared). Each corpus is measured with the coverage build of its own tree
+# (scripts/coverage-target.sh: the library's files only, glue not counted).
+# Results: a table on stdout and build/bench/rules-<date>.txt.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+base=2c363fb secs=600 seeds=1
+libs=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --base) base=$2; shift 2 ;;
+  --seconds) secs=$2; shift 2 ;;
+  --seeds) seeds=$2; shift 2 ;;
+  *) libs+=("$1"); shift ;;
+  esac
+done
+[ ${#libs[@]} -gt 0 ] || libs=(cjson zlib sqlite3 pcre2 libyaml)
+work="$root/build/bench/rules"
+old="$root/build/bench/rules-base"
+mkdir -p "$work" "$root/build/targets"
+result="$root/build/bench/rules-$(date +%Y%m%d-%H%M%S).txt"
+
+# The base tree, sharing the unpacked Debian sources.
+if [ ! -d "$old/.git" ] && [ ! -f "$old/.git" ]; then
+  git -C "$root" worktree add -f --detach "$old" "$base" >/dev/null 2>&1
+fi
+git -C "$old" checkout -q --detach "$base"
+mkdir -p "$old/build/targets" "$root/build/targets/cache"
+[ -e "$old/build/targets/cache" ] || ln -s "$root/build/targets/cache" "$old/build/targets/cache"
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
+lines() { # lines TREE_OR_COMMIT LIB KIND(glue|api)
+  local pat
+  [ "$3" = glue ] && pat='*glue*.h' || pat='*.api'
+  if [ -d "$1" ]; then
+    cat "$1"/seeds/"$2"/$pat 2>/dev/null | wc -l
+  else
+    git -C "$root" ls-tree --name-only "$1" "seeds/$2/" | grep -E "$( [ "$3" = glue ] && echo 'glue.*\.h$' || echo '\.api$')" |
+      while read -r f; do git -C "$root" show "$1:$f"; done | wc -l
+  fi
+}
+run_one() { # run_one TREE TAG LIB SEED CORE
+  local tree=$1 tag=$2 lib=$3 seed=$4 core=$5 bindir="$1/build/targets/$3/libfuzzer"
+  local corpus="$work/$lib/$tag-$seed"
+  rm -rf "$corpus" "$corpus.crashes"
+  mkdir -p "$corpus" "$corpus.crashes"
+  unzip -q -o "$bindir/${lib}_seqfuzz_seed_corpus.zip" -d "$corpus"
+  SEQFUZZ_STATS=0 taskset -c "$core" "$bindir/${lib}_seqfuzz" -max_total_time="$secs" -seed="$seed" \
+    -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -timeout=25 -rss_limit_mb=2560 \
+    -artifact_prefix="$corpus.crashes/" -dict="$bindir/${lib}_seqfuzz.dict" "$corpus" \
+    >"$corpus.log" 2>&1 || true
+}
+
+{
+  echo "# bench/rules.sh --base $base --seconds $secs --seeds $seeds ${libs[*]} ($(date -u +%F), $(nproc) cores)"
+  printf '%-8s | %-11s | %-11s | %-26s | %-26s | %s\n' library "glue lines" "api lines" \
+    "branches before (median: all)" "branches after (median: all)" ratio
+} | tee "$result"
+total_old=0 total_new=0
+for lib in "${libs[@]}"; do
+  go=$(lines "$base" "$lib" glue) gn=$(lines "$root" "$lib" glue)
+  ao=$(lines "$base" "$lib" api) an=$(lines "$root" "$lib" api)
+  total_old=$((total_old + go)) total_new=$((total_new + gn))
+  for tree in "$old" "$root"; do
+    for mode in libfuzzer coverage; do
+      "$tree/scripts/build-target.sh" "$lib" $mode >"$work/build-$lib-$mode.log" 2>&1
+    done
+  done
+  bo="" bn=""
+  for seed in $(seq 1 "$seeds"); do
+    run_one "$old" before "$lib" "$seed" 0 &
+    run_one "$root" after "$lib" "$seed" 1 &
+    wait
+    read -r _ _ _ b1 _ < <("$old/scripts/coverage-target.sh" "$lib" -o "$work/$lib/report-before-$seed" \
+      "$work/$lib/before-$seed" 2>/dev/null | grep '^COVERAGE')
+    read -r _ _ _ b2 _ < <("$root/scripts/coverage-target.sh" "$lib" -o "$work/$lib/report-after-$seed" \
+      "$work/$lib/after-$seed" 2>/dev/null | grep '^COVERAGE')
+    bo="$bo $b1" bn="$bn $b2"
+  done
+  mo=$(echo "$bo" | median) mn=$(echo "$bn" | median)
+  printf '%-8s | %4s -> %-4s | %4s -> %-4s | %-26s | %-26s | %s\n' "$lib" "$go" "$gn" "$ao" "$an" \
+    "$mo:$bo" "$mn:$bn" "$(awk -v a="$mn" -v b="$mo" 'BEGIN {printf "%.2fx", b ? a / b : 0}')" |
+    tee -a "$result"
+done
+printf 'glue lines, all: %d -> %d (%.2fx)\n' "$total_old" "$total_new" \
+  "$(awk -v a="$total_new" -v b="$total_old" 'BEGIN {print b ? a / b : 0}')" | tee -a "$result"
+echo "results: $result; corpora, logs and reports: $work" >&2
