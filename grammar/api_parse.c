@@ -664,8 +664,8 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
     if (ts.stars) return fail_at(ps, &ts.at, "write an array as 'T name[N]', without '*'");
     if (quals & (SF_P_CONSUME | SF_P_INOUT))
       return fail_at(ps, &ts.at, "arrays cannot be consume or inout parameters");
-    if ((quals & SF_P_OUT) && (quals & (SF_P_KEEP | SF_P_NULLABLE)))
-      return fail_at(ps, &ts.at, "an out array is the caller's: no keep or nullable");
+    if ((quals & SF_P_OUT) && (quals & SF_P_NULLABLE))
+      return fail_at(ps, &ts.at, "an out array is the caller's: it is not nullable");
     p->elem = ts.kind;
     p->kind = p->array_len ? SF_ARRAY : SF_BUFFER;
     p->ctype = make_ctype(ts.is_bytes ? "uint8_t" : base, 1, !(quals & SF_P_OUT));

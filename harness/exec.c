@@ -338,6 +338,13 @@ static uint64_t result_bits(const sf_api *api, const sf_func *f, const ffi_resul
   }
 }
 
+/* The out buffers of the last call, given back once nothing reads them. */
+static void release_outbufs(sf_exec *x) {
+  for (uint32_t k = 0; k < x->noutbufs; k++)
+    block_put(x, x->outbufs[k].p, x->outbufs[k].size);
+  x->noutbufs = 0;
+}
+
 /* A private in-memory file holding n bytes of d, its offset at 0: a memfd
  * (no name anywhere in the file system). -1 on failure. */
 static int memfd_with(const uint8_t *d, size_t n) {
@@ -479,13 +486,17 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
   struct open_file files[64];
   uint32_t nfiles = 0;
   bool ok = true;
+  release_outbufs(x);
   memset(o->outs, 0, sizeof o->outs);
   memset(slots, 0, f->nparams * sizeof *slots); /* a length may precede its buffer */
   for (uint32_t i = 0; i < f->nparams && ok; i++) {
     const sf_param *p = &f->params[i];
     argp[i] = &slots[i];
-    if (p->flags & SF_P_INOUT) { /* by pointer, the value in outs */
-      o->outs[i] = a[i].bits;
+    if (p->flags & SF_P_INOUT) {  /* by pointer, the value in outs */
+      if (p->flags & SF_P_LENGTH) /* its buffer's count, whichever comes first */
+        o->outs[i] = a[p->len_of].len / sf_kind_size(f->params[p->len_of].elem);
+      else
+        o->outs[i] = a[i].bits;
       slots[i].p = &o->outs[i];
       continue;
     }
@@ -507,14 +518,22 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
         slots[i].p = &o->outs[i];
         continue;
       }
-      char *blk = block_get(x, n);
-      if (!blk) {
+      bool keep = p->flags & SF_P_KEEP; /* the callee writes into it later too */
+      /* An empty buffer is the end of a 1-byte block: AddressSanitizer
+       * lets a malloc(0) block's one byte be written, not this. */
+      size_t size = n ? n : 1;
+      char *blk = keep ? calloc(1, size) : block_get(x, size);
+      if (!blk || (keep && push_ptr(&x->kept, &x->nkept, &x->keptcap, blk))) {
+        if (keep) free(blk);
         ok = false;
         break;
       }
-      memset(blk, 0, n);
-      slots[i].p = blk;
-      temps[ntemps++] = (struct block){blk, n};
+      slots[i].p = blk + (n ? 0 : 1);
+      if (keep) continue;
+      memset(blk, 0, size);
+      n = size;
+      /* Kept until the next call: a result may point into it (gzgets). */
+      x->outbufs[x->noutbufs++] = (struct block){blk, n};
       continue;
     }
     if (p->flags & (SF_P_MEMFILE | SF_P_MEMFD)) {
@@ -694,10 +713,11 @@ static void trace_state(sf_exec *x, const sf_seq *s, uint32_t ci) {
     } else if (p->kind == SF_HANDLE && a[i].bits != SF_NULL_REF && x->ptrs[a[i].bits]) {
       uint32_t h = p->type_index;
       uint64_t arg = (uint64_t)(uintptr_t)x->ptrs[a[i].bits];
-      for (uint32_t k = 0; k < x->nobservers[h]; k++) {
-        const sf_func *o = &x->api->funcs[x->observers[h][k]];
-        if (!sf_kind_is_int(o->ret.kind)) continue;
-        uint64_t v = sf_exec_widen(o->ret.kind, sf_exec_call_raw(x, x->observers[h][k], &arg));
+      for (uint32_t k2 = 0; k2 < x->nobservers[h]; k2++) {
+        const sf_func *o = &x->api->funcs[x->observers[h][k2]];
+        sf_kind k = o->ret.kind == SF_ENUM ? x->api->enums[o->ret.type_index].base : o->ret.kind;
+        if (!sf_kind_is_int(k)) continue;
+        uint64_t v = sf_exec_widen(k, sf_exec_call_raw(x, x->observers[h][k2], &arg));
         fprintf(stderr, " %s(%s)=%lld", o->name, p->name, (long long)v);
       }
     }
@@ -726,6 +746,7 @@ static void cleanup(sf_exec *x) {
   for (uint32_t i = 0; i < x->nkept; i++)
     free(x->kept[i]);
   x->nkept = 0;
+  release_outbufs(x);
   for (uint32_t i = 0; i < x->nfiles; i++)
     file_close(&x->files[i]);
   x->nfiles = 0;
@@ -802,6 +823,10 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
           x->life.alive[a[i].bits] = 0;
           mark_gone(x, (uint32_t)a[i].bits);
           free_struct(x, (uint32_t)a[i].bits);
+          /* and what it owned (owners precede what they own) */
+          for (uint32_t v = (uint32_t)a[i].bits + 1; v < x->life.n; v++)
+            if (x->life.owner[v] != UINT32_MAX && !x->life.alive[x->life.owner[v]])
+              x->life.alive[v] = 0;
         } else if ((p->flags & SF_P_OUT) && p->kind == SF_HANDLE &&
                    x->api->handles[p->type_index].is_struct) {
           free((void *)(uintptr_t)o.outs[i]);

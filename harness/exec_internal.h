@@ -44,6 +44,8 @@ struct sf_exec {
     size_t size;
   } cache[64];
   uint32_t ncache;
+  struct block outbufs[64]; /* the last call's out buffers (a result may point in) */
+  uint32_t noutbufs;
   struct sf_oracle *oracle; /* oracle.c's state; NULL until first needed */
   size_t *struct_size;      /* per handle type: bytes of a `struct` handle */
   /* memfiles and memfds of `keep` parameters, closed at the end of the run */

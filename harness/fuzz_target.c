@@ -321,9 +321,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 
 static void trace_call(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o) {
   (void)ctx;
-  (void)x;
   sf_buf line = {0};
   sf_call_outcome_print(s, o, &line);
+  /* A handle result that is an object the caller already holds (a new
+   * reference, an alias): triage reads it (`refcounted`). */
+  uint32_t vid = s->calls[o->call].val0;
+  if (o->made && !o->failed && sf_seq_func(s, o->call)->ret.kind == SF_HANDLE && o->ret)
+    for (uint32_t v = 0; v < vid; v++)
+      if (sf_exec_value(x, v) == (void *)(uintptr_t)o->ret) {
+        sf_buf_printf(&line, "  (same object as h%u)", v + 1);
+        break;
+      }
   fprintf(stderr, "seqfuzz: %.*s\n", (int)line.len, (const char *)line.data);
   /* A string result whole, as a literal of the text form, on a line of its
    * own (SF_TRACE_RESULT): the simplifier reads printed values from it. A

@@ -212,6 +212,10 @@ static const char *keep_string(struct sf_oracle *o, const char *s, size_t n, boo
 static oval from_raw(const sf_api *api, const sf_param *p, uint64_t raw) {
   oval v = {.t = V_INT, .vid = UINT32_MAX};
   sf_kind k = p->kind;
+  if (k == SF_STRING && (p->flags & SF_P_OUT)) { /* not read: whether it was set */
+    v.i = raw != 0;
+    return v;
+  }
   if (k == SF_F32 || k == SF_F64) {
     v.t = V_FLT;
     v.d = sf_float_value(k, raw);
@@ -237,6 +241,11 @@ static oval param_value(const eval_env *env, uint32_t j) {
   oval v = {.t = V_NONE, .vid = UINT32_MAX};
   if (p->flags & SF_P_OUT) {
     if (!env->o || !env->o->made || env->o->failed) return v;
+    if (p->kind == SF_STRING) { /* not read: null, or unknown contents */
+      if (!env->o->outs[j]) v.t = V_STR;
+      return v;
+    }
+    if (p->kind == SF_BUFFER || p->kind == SF_ARRAY) return v; /* not recorded */
     if (p->kind != SF_HANDLE) return from_raw(x->api, p, env->o->outs[j]);
     /* The out handle's value id: after the result's, in parameter order. */
     uint32_t vid = env->s->calls[env->ci].val0 + (f->ret.kind == SF_HANDLE);
@@ -1062,6 +1071,7 @@ static void check_round_trips(sf_exec *x, uint32_t vid) {
       if (c2) memcpy(c2, s2, n2 + 1);
       if (rel) rel((void *)s2);
       sf_exec_call_raw(x, (uint32_t)dtor, &arg2);
+      if (api->handles[h].is_struct) free((void *)(uintptr_t)arg2); /* its storage */
       if (c2)
         round_trip_failure(x, vid, (uint32_t)q->inverse_of, "prints differently", c1, n1, c2, n2);
       free(c2);
@@ -1070,6 +1080,7 @@ static void check_round_trips(sf_exec *x, uint32_t vid) {
     }
     if (s2 && rel) rel((void *)s2);
     sf_exec_call_raw(x, (uint32_t)dtor, &arg2);
+    if (api->handles[h].is_struct) free((void *)(uintptr_t)arg2); /* its storage */
     free(c1);
   }
 }

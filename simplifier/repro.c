@@ -307,7 +307,8 @@ static void emit_wrappers(emit_ctx *c, sf_buf *out) {
         else
           sf_buf_printf(out, "0");
       }
-      sf_buf_printf(out, "); }\n");
+      /* A struct's storage is the caller's to free after its destructor. */
+      sf_buf_printf(out, api->handles[f->ret.type_index].is_struct ? "); free(h); }\n" : "); }\n");
     }
   }
 }
@@ -320,6 +321,7 @@ typedef struct c_expr_ctx {
   const sf_func *f; /* NULL for an invariant */
   uint32_t var;     /* an invariant's handle: its value id */
   uint32_t old_base;
+  bool pre; /* a precondition: read before the call's variables exist */
 } c_expr_ctx;
 
 /* 's' a string, 'f' a float, 'i' an integer, 'p' a handle or NULL. */
@@ -376,7 +378,7 @@ static void c_arg_value(const c_expr_ctx *c, uint32_t j, sf_buf *out) {
       return;
     }
     sf_buf_printf(out, "h%u", out_handle_vid(s, c->ci, j) + 1);
-  } else if (p->flags & SF_P_INOUT) {
+  } else if ((p->flags & SF_P_INOUT) && !c->pre) {
     sf_buf_printf(out, "o%u", j);
   } else if (p->flags & SF_P_LENGTH) {
     sf_buf_printf(out, "%u", a[p->len_of].len / sf_kind_size(f->params[p->len_of].elem));
@@ -390,13 +392,19 @@ static void c_arg_value(const c_expr_ctx *c, uint32_t j, sf_buf *out) {
   } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
     c_literal(out, sf_seq_bytes(s, &a[j]), a[j].len);
   } else if (p->kind == SF_ENUM) {
-    sf_buf_printf(out, "%s", api->enums[p->type_index].consts[a[j].bits].name);
+    /* By value: a grammar's constant names need not be the header's. */
+    const sf_const *k = &api->enums[p->type_index].consts[a[j].bits];
+    sf_buf_printf(out, "%lld /* %s */", (long long)k->value, k->name);
   } else if (p->kind == SF_FLAGS) {
     const sf_enum *e = &api->enums[p->type_index];
-    sf_buf_printf(out, "(0");
+    uint64_t v = 0;
+    sf_buf_printf(out, "(");
     for (uint32_t k = 0; k < e->nconsts; k++)
-      if (a[j].bits >> k & 1) sf_buf_printf(out, " | %s", e->consts[k].name);
-    sf_buf_printf(out, ")");
+      if (a[j].bits >> k & 1) v |= (uint64_t)e->consts[k].value;
+    sf_buf_printf(out, "%#llx /*", (unsigned long long)v);
+    for (uint32_t k = 0; k < e->nconsts; k++)
+      if (a[j].bits >> k & 1) sf_buf_printf(out, " %s", e->consts[k].name);
+    sf_buf_printf(out, " */)");
   } else {
     number(out, p->kind, a[j].bits);
   }
@@ -503,7 +511,7 @@ static void c_invariants(emit_ctx *ec, uint32_t ci, uint32_t vid, sf_buf *out) {
     if (inv->handle != ec->s->vals[vid].htype) continue;
     char which[96];
     snprintf(which, sizeof which, "invariant %u of %s", i + 1, api->handles[inv->handle].name);
-    c_expr_ctx c = {ec, ci, NULL, vid, 0};
+    c_expr_ctx c = {ec, ci, NULL, vid, 0, false};
     sf_buf_printf(out, "    if (h%u) {\n  ", vid + 1);
     c_check(&c, &inv->contract, "invariant-violation", sf_seq_func(ec->s, ci)->name, which, out);
     sf_buf_printf(out, "    }\n");
@@ -668,7 +676,7 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
     }
     /* Preconditions: false, the call is not made (the harness stops there). */
     for (uint32_t k = 0; k < f->nrequires; k++) {
-      c_expr_ctx cc = {ec, ci, f, 0, 0};
+      c_expr_ctx cc = {ec, ci, f, 0, 0, true};
       sf_buf_printf(out, "  sf_unknown = 0;\n  if (!(");
       sf_expr_print(api, f->requires[k].expr, c_leaf, &cc, out);
       sf_buf_printf(out, ") || sf_unknown) goto out; /* requires ");
@@ -692,9 +700,12 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
       if (!sf_param_is_input(p)) {
         if ((p->flags & SF_P_OUT) && (p->kind == SF_BUFFER || p->kind == SF_ARRAY)) {
           uint64_t count = p->kind == SF_ARRAY ? p->array_len : a[p->len_param].bits;
-          sf_buf_printf(out, "    %s *a%u = calloc(%llu, %u); /* the callee fills it */\n",
-                        stdint_name(p->elem), i, (unsigned long long)(count ? count : 1),
-                        sf_kind_size(p->elem));
+          if (count) /* the callee fills it */
+            sf_buf_printf(out, "    %s *a%u = calloc(%llu, %u);\n", stdint_name(p->elem), i,
+                          (unsigned long long)count, sf_kind_size(p->elem));
+          else /* empty: the end of a 1-byte block, as the harness passes it */
+            sf_buf_printf(out, "    %s *a%u = (%s *)((char *)calloc(1, 1) + 1);\n",
+                          stdint_name(p->elem), i, stdint_name(p->elem));
         } else if ((p->flags & SF_P_OUT) && p->kind == SF_STRING) {
           sf_buf_printf(out, "    const char *o%u = NULL;\n", i);
         } else if ((p->flags & SF_P_OUT) && is_struct(api, p)) {
@@ -748,7 +759,7 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
     /* Values the contracts read before the call. */
     uint32_t old_base = 0;
     for (uint32_t k = 0; k < f->nensures; k++) {
-      c_expr_ctx cc = {ec, ci, f, 0, old_base};
+      c_expr_ctx cc = {ec, ci, f, 0, old_base, false};
       c_capture_old(&cc, f->ensures[k].expr, out);
       old_base += f->ensures[k].nold;
     }
@@ -787,7 +798,7 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
         else
           sf_buf_printf(out, "a%u", i);
       } else {
-        c_expr_ctx cc = {ec, ci, f, 0, 0};
+        c_expr_ctx cc = {ec, ci, f, 0, 0, false};
         c_arg_value(&cc, i, out);
       }
     }
@@ -817,8 +828,12 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
       const sf_param *p = &f->params[i];
       if ((p->flags & SF_P_OUT) && p->kind == SF_STRING) /* borrowed, not read */
         sf_buf_printf(out, "    (void)o%u;\n", i);
-      if ((p->flags & SF_P_OUT) && (p->kind == SF_BUFFER || p->kind == SF_ARRAY))
-        sf_buf_printf(out, "    free(a%u);\n", i);
+      if ((p->flags & SF_P_OUT) && (p->kind == SF_BUFFER || p->kind == SF_ARRAY)) {
+        bool empty = p->kind == SF_BUFFER && a[p->len_param].bits == 0; /* a block's end */
+        sf_buf_printf(out, "    %s(char *)a%u%s;\n",
+                      (p->flags & SF_P_KEEP) ? "kept[nkept++] = " : "free(", i,
+                      (p->flags & SF_P_KEEP) ? (empty ? " - 1" : "") : (empty ? " - 1)" : ")"));
+      }
       if (p->flags & (SF_P_MEMFILE | SF_P_MEMFD)) {
         const char *close_fn = (p->flags & SF_P_MEMFILE) ? "fclose" : "close";
         if (p->flags & SF_P_KEEP) continue;
@@ -857,6 +872,13 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
       sf_buf_printf(out, fr, h);
       sf_buf_printf(out, "h%llu = NULL;\n", h);
     }
+    /* What a stolen handle owned dies with it, even when the call failed. */
+    bool steals = false;
+    for (uint32_t i = 0; i < f->nparams; i++)
+      steals |= (f->params[i].flags & SF_P_STEAL) != 0;
+    for (uint32_t v = 0; v < n && steals; v++)
+      if (before[v] && !life.alive[v] && life.owner[v] != UINT32_MAX)
+        sf_buf_printf(out, "    h%u = NULL; /* owned by a stolen value */\n", v + 1);
     /* A struct a failed call did not fill is freed, not destroyed. */
     for (uint32_t i = 0; check && i < f->nparams; i++) {
       const sf_param *p = &f->params[i];
@@ -871,7 +893,7 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
     for (uint32_t k = 0; k < f->nensures; k++) {
       char which[32];
       snprintf(which, sizeof which, "ensures %u", k + 1);
-      c_expr_ctx cc = {ec, ci, f, 0, old_base};
+      c_expr_ctx cc = {ec, ci, f, 0, old_base, false};
       c_check(&cc, &f->ensures[k], "contract-violation", f->name, which, out);
       old_base += f->ensures[k].nold;
     }
@@ -884,10 +906,12 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
       uint32_t ov = vid + (f->ret.kind == SF_HANDLE);
       for (uint32_t i = 0; i < f->nparams; i++) {
         const sf_param *p = &f->params[i];
-        if (!(p->flags & SF_P_OUT)) continue;
+        if (!(p->flags & SF_P_OUT) || p->kind == SF_BUFFER || p->kind == SF_ARRAY) continue;
         sf_buf_printf(out, "    sf_fact_add(%u, \"%s\", \"out %s\", ", ci, f->name, p->name);
         if (p->kind == SF_HANDLE)
           sf_buf_printf(out, "sf_vi(h%u != NULL), 0);\n", ++ov);
+        else if (p->kind == SF_STRING) /* not read: whether it was set */
+          sf_buf_printf(out, "sf_vi(o%u != NULL), 0);\n", i);
         else
           sf_buf_printf(out, "%s(o%u), %g);\n", val_ctor(api, p), i, tolerance(api, fi));
       }

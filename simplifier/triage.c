@@ -416,6 +416,44 @@ static bool index_beyond_state(const char *text, uint32_t ncalls, char *arg, cha
   return false;
 }
 
+/* A string argument of the last call (of function called) that holds a
+ * printf conversion, whose crash goes away with its '%' signs replaced: a
+ * format passed without the arguments it names. The parameter, or -1. */
+static int32_t format_without_args(const sf_seq *s, int32_t called, sf_runner *runner,
+                                   const sf_signature *sig) {
+  if (!runner || !s->ncalls || s->calls[s->ncalls - 1].func != (uint32_t)called) return -1;
+  const sf_func *f = &s->api->funcs[called];
+  const sf_arg *a = sf_seq_args(s, s->ncalls - 1);
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    const sf_param *p = &f->params[i];
+    if (p->kind != SF_STRING || !sf_param_is_input(p) || (p->flags & SF_P_PRINTF) || a[i].bits)
+      continue;
+    const uint8_t *d = sf_seq_bytes(s, &a[i]);
+    bool conversion = false;
+    for (uint32_t k = 0; k + 1 < a[i].len && !conversion; k++)
+      conversion = d[k] == '%' && d[k + 1] != '%';
+    if (!conversion) continue;
+    sf_seq v;
+    sf_seq_init(&v, s->api);
+    bool gone = false;
+    if (sf_seq_copy(&v, s) == 0) {
+      sf_arg *va = &sf_seq_args(&v, v.ncalls - 1)[i];
+      uint8_t *copy = malloc(va->len ? va->len : 1);
+      if (copy) {
+        memcpy(copy, sf_seq_bytes(&v, va), va->len);
+        for (uint32_t k = 0; k < va->len; k++)
+          if (copy[k] == '%') copy[k] = '_';
+        gone = sf_seq_set_bytes(&v, va, copy, va->len) == 0 && sf_seq_validate(&v, NULL, 0) == 0 &&
+               !variant_crashes(&v, runner, sig);
+        free(copy);
+      }
+    }
+    sf_seq_free(&v);
+    if (gone) return (int32_t)i;
+  }
+  return -1;
+}
+
 /* Is the argument named arg of the last call (of function called) an index
  * whose crash the state explains? With a state of ov > 0 elements, the crash
  * must go away with the argument at 0; an empty state (ov == 0) cannot be
@@ -601,6 +639,13 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
       for (uint32_t ci = 0; made != UINT32_MAX && ci < s->ncalls; ci++) {
         const sf_func *g = sf_seq_func(s, ci);
         if (api->handles[made].refcounted || !makes_reference(api, g, made)) continue;
+        /* The traced run says the result was an object already held. */
+        char mark[48];
+        snprintf(mark, sizeof mark, "seqfuzz: [%u] ", ci + 1);
+        const char *line = text ? strstr(text, mark) : NULL;
+        const char *eol = line ? strchr(line, '\n') : NULL;
+        const char *same = line ? strstr(line, "(same object as h") : NULL;
+        if (!same || (eol && same > eol)) continue;
         snprintf(reason, len,
                  "a %s made by %s leaks after %s gave another reference to it: if the type "
                  "counts references, declare it `refcounted` (cleanup then releases each)",
@@ -622,6 +667,19 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
       return SF_LIKELY_BUG;
     }
   }
+  /* A format without its arguments: the parameter should be `printf`. */
+  if (called >= 0 && strcmp(r.kind, "leak") != 0) {
+    int32_t i = format_without_args(s, called, runner, &sig);
+    if (i >= 0) {
+      const sf_func *f = &api->funcs[called];
+      snprintf(reason, len,
+               "%s in %s with a format in '%s' and no arguments for it (without its '%%' signs it "
+               "does not crash): if %s is printf-like, declare the parameter `printf`",
+               r.kind[0] ? r.kind : "crash", f->name, f->params[i].name, f->name);
+      snprintf(cause, clen, "printf %s %s", f->name, f->params[i].name);
+      return SF_LIKELY_MISUSE;
+    }
+  }
   /* NULL passed where the grammar allows it, dereferenced right there. */
   if (strcmp(r.kind, "SEGV") == 0 && r.address < 4096 && called >= 0 && r.crash.n &&
       r.crash.funcs[0] == called) {
@@ -633,7 +691,9 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
         const sf_param *p = &f->params[i];
         bool is_null = (p->kind == SF_HANDLE && a[i].bits == SF_NULL_REF) ||
                        (p->kind == SF_STRING && a[i].bits);
-        if ((p->flags & SF_P_NULLABLE) && is_null) {
+        /* Under `default nullable` the library promises NULL everywhere:
+         * a crash on it is its bug. */
+        if ((p->flags & SF_P_NULLABLE) && is_null && !api->default_nullable) {
           snprintf(reason, len,
                    "%s dereferences NULL passed as '%s', which the grammar declares nullable",
                    f->name, p->name);

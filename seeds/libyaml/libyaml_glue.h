@@ -1,197 +1,46 @@
-/* libyaml_glue.h: the few calls of libyaml 0.2.5 that libyaml.api cannot
- * describe directly (see the comment at the top of libyaml.api).
- *
- * libyaml's objects (yaml_parser_t, yaml_emitter_t, yaml_event_t,
- * yaml_token_t, yaml_document_t) are structs the CALLER allocates and the
- * library fills ("@param[out] event  An empty event object").  seqfuzz handles
- * are pointers produced by a call, so the glue below allocates zeroed storage,
- * lets the real function fill it, and frees the storage after the library's
- * own *_delete.  Preconditions the library only asserts (a source or encoding
- * set once, open before close, valid node ids, no mixing of scan/parse/load)
- * are checked here: a refused call returns the API's failure value (0 or
- * NULL), so the run stops as on any error, instead of tripping an assert.
- * Everything else goes to the real functions, declared in libyaml.api with
- * their real signatures.
+/* libyaml_glue.h: what libyaml.api cannot say about libyaml 0.2.5 (see the
+ * comment at the top of libyaml.api): observers that read struct fields,
+ * the read and write handlers (callbacks), the %YAML / %TAG directive
+ * structs, the parse/scan loop, and the round trip's printer and parser.
+ * Everything else is called directly: the objects are `struct` handles the
+ * harness allocates for the real initializers and frees after the real
+ * *_delete.
  */
 #ifndef LIBYAML_GLUE_H
 #define LIBYAML_GLUE_H
 
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
 
-/* ---------------------------------------------------------------- parser */
+/* ------------------------------------------------------------- observers */
 
-/* A parser plus what its input needs; the yaml_parser_t comes first, so a
- * glue_parser * is a valid yaml_parser_t * for the real functions. */
-typedef struct {
-  yaml_parser_t parser;
-  int mode;                 /* 0 unused, 1 scan, 2 parse, 3 load (never mixed) */
-  FILE *file;               /* yaml_parser_set_input_file's stream, or NULL */
-  const unsigned char *src; /* yaml_parser_set_input's data */
-  size_t len, pos, chunk;
-} glue_parser;
+/* Whether a source is set: api.c asserts none is before setting one, and
+ * reader.c that one is before reading. */
+static inline int glue_parser_has_input(yaml_parser_t *p) { return p->read_handler != NULL; }
 
-/* yaml_parser_initialize on fresh storage; NULL when it fails. */
-static inline glue_parser *glue_parser_alloc(void) {
-  glue_parser *g = (glue_parser *)calloc(1, sizeof *g);
-  if (g && !yaml_parser_initialize(&g->parser)) {
-    free(g);
-    return NULL;
-  }
-  return g;
-}
-
-/* Destructor: yaml_parser_delete, then close the input file (the caller's
- * job per the header) and free the storage. */
-static inline void glue_parser_free(yaml_parser_t *p) {
-  glue_parser *g = (glue_parser *)p;
-  yaml_parser_delete(&g->parser);
-  if (g->file) fclose(g->file);
-  free(g);
-}
-
-/* A parser reading a string: yaml_parser_initialize +
- * yaml_parser_set_input_string (input is `keep`: it must outlive the parser). */
-static inline yaml_parser_t *glue_parser_new_string(const unsigned char *input, size_t size) {
-  glue_parser *g = glue_parser_alloc();
-  if (g) yaml_parser_set_input_string(&g->parser, input, size);
-  return g ? &g->parser : NULL;
-}
-
-/* A parser reading a FILE: the bytes are opened with fmemopen and given to
- * yaml_parser_set_input_file; glue_parser_free closes the stream. */
-static inline yaml_parser_t *glue_parser_new_file(const unsigned char *input, size_t size) {
-  /* fmemopen rejects size 0: an empty input is /dev/null */
-  FILE *f = size ? fmemopen((void *)input, size, "rb") : fopen("/dev/null", "rb");
-  glue_parser *g;
-  if (!f) return NULL;
-  g = glue_parser_alloc();
-  if (!g) {
-    fclose(f);
-    return NULL;
-  }
-  g->file = f;
-  yaml_parser_set_input_file(&g->parser, f);
-  return &g->parser;
-}
-
-/* The yaml_read_handler_t of glue_parser_new_reader: at most `chunk` bytes
- * per call, so the reader sees data arrive in pieces. */
-static inline int glue_read_handler(void *data, unsigned char *buffer, size_t size,
-                                    size_t *size_read) {
-  glue_parser *g = (glue_parser *)data;
-  size_t n = g->len - g->pos;
-  if (n > size) n = size;
-  if (n > g->chunk) n = g->chunk;
-  memcpy(buffer, g->src + g->pos, n);
-  g->pos += n;
-  *size_read = n; /* 0 at the end: EOF */
-  return 1;
-}
-
-/* A parser with a generic read handler: yaml_parser_set_input. */
-static inline yaml_parser_t *glue_parser_new_reader(const unsigned char *input, size_t size,
-                                                    uint8_t chunk) {
-  glue_parser *g = glue_parser_alloc();
-  if (!g) return NULL;
-  g->src = input;
-  g->len = size;
-  g->chunk = chunk;
-  yaml_parser_set_input(&g->parser, glue_read_handler, g);
-  return &g->parser;
-}
-
-/* yaml_parser_set_encoding, which asserts that the encoding is neither set
- * nor detected yet (detection happens at the first read): refused (0)
- * otherwise. */
-static inline int glue_parser_set_encoding(yaml_parser_t *p, yaml_encoding_t encoding) {
-  if (p->encoding) return 0;
-  yaml_parser_set_encoding(p, encoding);
-  return 1;
-}
-
-/* The header forbids alternating scan, parse and load on one parser. */
-static inline int glue_parser_mode(yaml_parser_t *p, int mode) {
-  glue_parser *g = (glue_parser *)p;
-  if (g->mode && g->mode != mode) return 0;
-  g->mode = mode;
-  return 1;
-}
-
-/* yaml_parser_scan into a fresh token; NULL on failure (or mixed use). */
-static inline yaml_token_t *glue_parser_scan(yaml_parser_t *p) {
-  yaml_token_t *t;
-  if (!glue_parser_mode(p, 1) || !(t = (yaml_token_t *)calloc(1, sizeof *t))) return NULL;
-  if (!yaml_parser_scan(p, t)) {
-    free(t); /* the token is left empty on failure */
-    return NULL;
-  }
-  return t;
-}
-
-/* Destructor: yaml_token_delete + free. */
-static inline void glue_token_free(yaml_token_t *t) {
-  yaml_token_delete(t);
-  free(t);
-}
-
-/* yaml_parser_parse into a fresh event; NULL on failure. */
-static inline yaml_event_t *glue_parser_parse(yaml_parser_t *p) {
-  yaml_event_t *e;
-  if (!glue_parser_mode(p, 2) || !(e = (yaml_event_t *)calloc(1, sizeof *e))) return NULL;
-  if (!yaml_parser_parse(p, e)) {
-    free(e);
-    return NULL;
-  }
-  return e;
-}
-
-/* The loops every libyaml user writes (its tests/run-parser.c and
- * run-scanner.c, the fuzzers): yaml_parser_parse (scan) until STREAM-END,
- * deleting each event (token). Returns how many it read, 0 on error. A
- * parser past STREAM-END hands out empty events (tokens): that ends the
- * loop too. */
-static inline int glue_parser_parse_all(yaml_parser_t *p) {
-  if (!glue_parser_mode(p, 2)) return 0;
-  for (int n = 1;; n++) {
-    yaml_event_t e;
-    if (!yaml_parser_parse(p, &e)) return 0;
-    int done = e.type == YAML_STREAM_END_EVENT || e.type == YAML_NO_EVENT;
-    yaml_event_delete(&e);
-    if (done) return n;
+/* Which of scan and parse/load read from the parser (yaml.h: they must not
+ * be alternated): 0 nothing yet; 1 the scanner produced tokens while the
+ * parser state never left STREAM-START (yaml_parser_scan); 2 parsed, at a
+ * document boundary (what yaml_parser_load leaves, and what it may start
+ * from); 3 parsed, inside a document. */
+static inline int glue_parser_stage(yaml_parser_t *p) {
+  switch (p->state) {
+  case YAML_PARSE_STREAM_START_STATE: return p->stream_start_produced ? 1 : 0;
+  case YAML_PARSE_IMPLICIT_DOCUMENT_START_STATE:
+  case YAML_PARSE_DOCUMENT_START_STATE:
+  case YAML_PARSE_END_STATE: return 2;
+  default: return 3;
   }
 }
 
-static inline int glue_parser_scan_all(yaml_parser_t *p) {
-  if (!glue_parser_mode(p, 1)) return 0;
-  for (int n = 1;; n++) {
-    yaml_token_t t;
-    if (!yaml_parser_scan(p, &t)) return 0;
-    int done = t.type == YAML_STREAM_END_TOKEN || t.type == YAML_NO_TOKEN;
-    yaml_token_delete(&t);
-    if (done) return n;
-  }
-}
+static inline yaml_encoding_t glue_parser_encoding(yaml_parser_t *p) { return p->encoding; }
 
-/* yaml_parser_load into a fresh document; NULL on failure (the loader has
- * then deleted the document's content itself). */
-static inline yaml_document_t *glue_parser_load(yaml_parser_t *p) {
-  yaml_document_t *d;
-  if (!glue_parser_mode(p, 3) || !(d = (yaml_document_t *)calloc(1, sizeof *d))) return NULL;
-  if (!yaml_parser_load(p, d)) {
-    free(d);
-    return NULL;
-  }
-  return d;
-}
-
-/* Observer: the parser's error state (yaml_error_type_t). */
+/* The parser's error state (yaml_error_type_t). */
 static inline int glue_parser_error(yaml_parser_t *p) { return (int)p->error; }
 
-/* Observer: a digest of a token, reading every string it carries. */
+/* A digest of a token, reading every string it carries. */
 static inline uint32_t glue_token_digest(yaml_token_t *t) {
   uint32_t h = (uint32_t)t->type * 2654435761u;
   const unsigned char *s = NULL, *s2 = NULL;
@@ -211,83 +60,7 @@ static inline uint32_t glue_token_digest(yaml_token_t *t) {
   return h;
 }
 
-/* ---------------------------------------------------------------- events */
-
-/* Fresh event storage for a constructor; released again when it fails. */
-#define GLUE_EVENT(call)                                                  \
-  yaml_event_t *e = (yaml_event_t *)calloc(1, sizeof *e);                 \
-  if (e && !(call)) {                                                     \
-    free(e);                                                              \
-    e = NULL;                                                             \
-  }                                                                       \
-  return e
-
-/* Destructor: yaml_event_delete + free. */
-static inline void glue_event_free(yaml_event_t *e) {
-  yaml_event_delete(e);
-  free(e);
-}
-
-static inline yaml_event_t *glue_stream_start_event(yaml_encoding_t encoding) {
-  GLUE_EVENT(yaml_stream_start_event_initialize(e, encoding));
-}
-
-static inline yaml_event_t *glue_stream_end_event(void) {
-  GLUE_EVENT(yaml_stream_end_event_initialize(e));
-}
-
-/* yaml_document_start_event_initialize with an optional %YAML directive
- * (with_version) and an optional single %TAG directive (both strings
- * non-NULL); otherwise NULL / an empty list, as the header allows. */
-static inline yaml_event_t *glue_document_start_event(int with_version, int major, int minor,
-                                                      const char *tag_handle,
-                                                      const char *tag_prefix, int implicit) {
-  yaml_version_directive_t v = {major, minor};
-  yaml_tag_directive_t t = {(yaml_char_t *)tag_handle, (yaml_char_t *)tag_prefix};
-  int tags = tag_handle && tag_prefix;
-  GLUE_EVENT(yaml_document_start_event_initialize(e, with_version ? &v : NULL,
-                                                  tags ? &t : NULL, tags ? &t + 1 : NULL,
-                                                  implicit));
-}
-
-static inline yaml_event_t *glue_document_end_event(int implicit) {
-  GLUE_EVENT(yaml_document_end_event_initialize(e, implicit));
-}
-
-static inline yaml_event_t *glue_alias_event(const char *anchor) {
-  GLUE_EVENT(yaml_alias_event_initialize(e, (const yaml_char_t *)anchor));
-}
-
-static inline yaml_event_t *glue_scalar_event(const char *anchor, const char *tag,
-                                              const unsigned char *value, int length,
-                                              int plain_implicit, int quoted_implicit,
-                                              yaml_scalar_style_t style) {
-  GLUE_EVENT(yaml_scalar_event_initialize(e, (const yaml_char_t *)anchor,
-                                          (const yaml_char_t *)tag, value, length,
-                                          plain_implicit, quoted_implicit, style));
-}
-
-static inline yaml_event_t *glue_sequence_start_event(const char *anchor, const char *tag,
-                                                      int implicit, yaml_sequence_style_t style) {
-  GLUE_EVENT(yaml_sequence_start_event_initialize(e, (const yaml_char_t *)anchor,
-                                                  (const yaml_char_t *)tag, implicit, style));
-}
-
-static inline yaml_event_t *glue_sequence_end_event(void) {
-  GLUE_EVENT(yaml_sequence_end_event_initialize(e));
-}
-
-static inline yaml_event_t *glue_mapping_start_event(const char *anchor, const char *tag,
-                                                     int implicit, yaml_mapping_style_t style) {
-  GLUE_EVENT(yaml_mapping_start_event_initialize(e, (const yaml_char_t *)anchor,
-                                                 (const yaml_char_t *)tag, implicit, style));
-}
-
-static inline yaml_event_t *glue_mapping_end_event(void) {
-  GLUE_EVENT(yaml_mapping_end_event_initialize(e));
-}
-
-/* Observer: a digest of an event, reading its anchor, tag and value. */
+/* A digest of an event, reading its anchor, tag and value. */
 static inline uint32_t glue_event_digest(yaml_event_t *e) {
   uint32_t h = (uint32_t)e->type * 2654435761u;
   const unsigned char *s = NULL, *s2 = NULL;
@@ -308,56 +81,19 @@ static inline uint32_t glue_event_digest(yaml_event_t *e) {
   return h;
 }
 
-/* ------------------------------------------------------------- documents */
-
-/* yaml_document_initialize on fresh storage, directives as for
- * glue_document_start_event; NULL on failure. */
-static inline yaml_document_t *glue_document_new(int with_version, int major, int minor,
-                                                 const char *tag_handle, const char *tag_prefix,
-                                                 int start_implicit, int end_implicit) {
-  yaml_version_directive_t v = {major, minor};
-  yaml_tag_directive_t t = {(yaml_char_t *)tag_handle, (yaml_char_t *)tag_prefix};
-  int tags = tag_handle && tag_prefix;
-  yaml_document_t *d = (yaml_document_t *)calloc(1, sizeof *d);
-  if (d && !yaml_document_initialize(d, with_version ? &v : NULL, tags ? &t : NULL,
-                                     tags ? &t + 1 : NULL, start_implicit, end_implicit)) {
-    free(d);
-    d = NULL;
-  }
-  return d;
+/* The number of nodes of a document: valid ids are 1 to it. */
+static inline int glue_document_nodes(yaml_document_t *d) {
+  return (int)(d->nodes.top - d->nodes.start);
 }
 
-/* Destructor: yaml_document_delete + free. */
-static inline void glue_document_free(yaml_document_t *d) {
-  yaml_document_delete(d);
-  free(d);
+/* The type of node `id` (YAML_NO_NODE when there is none), for the ids
+ * yaml_document_append_sequence_item / _mapping_pair assert on. */
+static inline yaml_node_type_t glue_document_node_type(yaml_document_t *d, int id) {
+  return id > 0 && id <= glue_document_nodes(d) ? d->nodes.start[id - 1].type : YAML_NO_NODE;
 }
 
-/* Whether id names a node of d (of the given type, unless YAML_NO_NODE). */
-static inline int glue_node_ok(yaml_document_t *d, int id, yaml_node_type_t type) {
-  if (id <= 0 || id > d->nodes.top - d->nodes.start) return 0;
-  return type == YAML_NO_NODE || d->nodes.start[id - 1].type == type;
-}
-
-/* yaml_document_append_sequence_item, whose ids the library asserts:
- * refused (0) unless `sequence` is a sequence node and `item` a node. */
-static inline int glue_document_append_sequence_item(yaml_document_t *d, int sequence, int item) {
-  if (!glue_node_ok(d, sequence, YAML_SEQUENCE_NODE) || !glue_node_ok(d, item, YAML_NO_NODE))
-    return 0;
-  return yaml_document_append_sequence_item(d, sequence, item);
-}
-
-/* yaml_document_append_mapping_pair, checked the same way. */
-static inline int glue_document_append_mapping_pair(yaml_document_t *d, int mapping, int key,
-                                                    int value) {
-  if (!glue_node_ok(d, mapping, YAML_MAPPING_NODE) || !glue_node_ok(d, key, YAML_NO_NODE) ||
-      !glue_node_ok(d, value, YAML_NO_NODE))
-    return 0;
-  return yaml_document_append_mapping_pair(d, mapping, key, value);
-}
-
-/* Observer: a digest of a node (yaml_document_get_node's result), reading
- * its tag, scalar value, items and pairs. */
+/* A digest of a node (yaml_document_get_node's result), reading its tag,
+ * scalar value, items and pairs. */
 static inline uint32_t glue_node_digest(yaml_node_t *n) {
   uint32_t h = (uint32_t)n->type * 2654435761u;
   const unsigned char *s;
@@ -374,136 +110,130 @@ static inline uint32_t glue_node_digest(yaml_node_t *n) {
   return h;
 }
 
-/* --------------------------------------------------------------- emitter */
+/* An output is set (api.c asserts none is before setting one; writer.c that
+ * one is before writing). */
+static inline int glue_emitter_has_output(yaml_emitter_t *e) { return e->write_handler != NULL; }
 
-/* An emitter plus its output; the yaml_emitter_t comes first. */
-typedef struct {
-  yaml_emitter_t emitter;
-  unsigned char *out; /* yaml_emitter_set_output_string's buffer */
-  size_t size, written;
-  FILE *file;         /* yaml_emitter_set_output_file's stream */
-  uint32_t digest;    /* what the write handler saw */
-} glue_emitter;
+/* 0, 1 after yaml_emitter_open, 2 after yaml_emitter_close (dumper.c asserts
+ * the emitter is not opened for open, and is opened for close). */
+static inline int glue_emitter_opened(yaml_emitter_t *e) { return e->opened + e->closed; }
 
-static inline glue_emitter *glue_emitter_alloc(void) {
-  glue_emitter *g = (glue_emitter *)calloc(1, sizeof *g);
-  if (g && !yaml_emitter_initialize(&g->emitter)) {
-    free(g);
-    return NULL;
-  }
-  return g;
-}
+static inline yaml_encoding_t glue_emitter_encoding(yaml_emitter_t *e) { return e->encoding; }
 
-/* Destructor: yaml_emitter_delete, then release the output. */
-static inline void glue_emitter_free(yaml_emitter_t *e) {
-  glue_emitter *g = (glue_emitter *)e;
-  yaml_emitter_delete(&g->emitter);
-  if (g->file) fclose(g->file);
-  free(g->out);
-  free(g);
-}
-
-/* An emitter writing into a glue-owned buffer of `size` bytes:
- * yaml_emitter_set_output_string (too small a buffer is a write error). */
-static inline yaml_emitter_t *glue_emitter_new_string(size_t size) {
-  glue_emitter *g = glue_emitter_alloc();
-  if (!g) return NULL;
-  g->size = size;
-  if (!(g->out = (unsigned char *)malloc(size ? size : 1))) {
-    glue_emitter_free(&g->emitter);
-    return NULL;
-  }
-  yaml_emitter_set_output_string(&g->emitter, g->out, size, &g->written);
-  return &g->emitter;
-}
-
-/* An emitter writing to a FILE (/dev/null): yaml_emitter_set_output_file. */
-static inline yaml_emitter_t *glue_emitter_new_file(void) {
-  FILE *f = fopen("/dev/null", "wb");
-  glue_emitter *g;
-  if (!f) return NULL;
-  if (!(g = glue_emitter_alloc())) {
-    fclose(f);
-    return NULL;
-  }
-  g->file = f;
-  yaml_emitter_set_output_file(&g->emitter, f);
-  return &g->emitter;
-}
-
-/* The yaml_write_handler_t of glue_emitter_new_handler: reads every byte
- * (into a digest) and discards it. */
-static inline int glue_write_handler(void *data, unsigned char *buffer, size_t size) {
-  glue_emitter *g = (glue_emitter *)data;
-  for (size_t i = 0; i < size; i++) g->digest = g->digest * 31 + buffer[i];
-  g->written += size;
-  return 1;
-}
-
-/* An emitter with a generic write handler: yaml_emitter_set_output. */
-static inline yaml_emitter_t *glue_emitter_new_handler(void) {
-  glue_emitter *g = glue_emitter_alloc();
-  if (g) yaml_emitter_set_output(&g->emitter, glue_write_handler, g);
-  return g ? &g->emitter : NULL;
-}
-
-/* yaml_emitter_set_encoding, which asserts that no encoding is set yet (the
- * STREAM-START event sets one): refused (0) otherwise. */
-static inline int glue_emitter_set_encoding(yaml_emitter_t *e, yaml_encoding_t encoding) {
-  if (e->encoding) return 0;
-  yaml_emitter_set_encoding(e, encoding);
-  return 1;
-}
-
-/* yaml_emitter_emit takes the event's content "even if the function fails":
- * the event handle is consumed.  On success the storage is freed; on failure
- * it is emptied (its content belongs to the emitter now) and left to the
- * destructor, since seqfuzz keeps a handle alive after a failed call. */
-static inline int glue_emitter_emit(yaml_emitter_t *em, yaml_event_t *ev) {
-  if (yaml_emitter_emit(em, ev)) {
-    free(ev);
-    return 1;
-  }
-  memset(ev, 0, sizeof *ev);
-  return 0;
-}
-
-/* yaml_emitter_dump, which destroys the document "even if the function
- * fails": the document handle is consumed in both cases (no error
- * convention: a failed call would keep it, and the nodes seqfuzz holds on it,
- * alive), so the storage is freed in both cases.  Returns dump's result. */
-static inline int glue_emitter_dump(yaml_emitter_t *em, yaml_document_t *d) {
-  int r = yaml_emitter_dump(em, d);
-  free(d);
-  return r;
-}
-
-/* yaml_emitter_open, which asserts the emitter is not opened yet. */
-static inline int glue_emitter_open(yaml_emitter_t *e) {
-  return e->opened ? 0 : yaml_emitter_open(e);
-}
-
-/* yaml_emitter_close, which asserts the emitter is opened. */
-static inline int glue_emitter_close(yaml_emitter_t *e) {
-  return e->opened ? yaml_emitter_close(e) : 0;
-}
-
-/* yaml_emitter_flush, which asserts that the output encoding is known
- * (after STREAM-START or yaml_emitter_set_encoding). */
-static inline int glue_emitter_flush(yaml_emitter_t *e) {
-  return e->encoding ? yaml_emitter_flush(e) : 0;
-}
-
-/* Observer: the emitter's error state (yaml_error_type_t). */
+/* The emitter's error state (yaml_error_type_t). */
 static inline int glue_emitter_error(yaml_emitter_t *e) { return (int)e->error; }
 
-/* Observer: bytes written so far, reading the string output if any. */
+static int glue_write_handler(void *data, unsigned char *buffer, size_t size);
+
+/* A digest of what was written and how many bytes: glue_write_handler's
+ * data, or the string output (yaml_emitter_set_output_string fills all of
+ * output.string; yaml_emitter_set_output_file sets only output.file, which
+ * shares its first field, so size_written stays NULL). */
 static inline uint64_t glue_emitter_output(yaml_emitter_t *e) {
-  glue_emitter *g = (glue_emitter *)e;
-  uint32_t h = g->digest;
-  if (g->out)
-    for (size_t i = 0; i < g->written && i < g->size; i++) h = h * 31 + g->out[i];
-  return ((uint64_t)h << 32) ^ g->written;
+  uint64_t h = 0, n = 0;
+  if (e->write_handler == glue_write_handler) {
+    const uint64_t *w = (const uint64_t *)e->write_handler_data;
+    h = w[0];
+    n = w[1];
+  } else if (e->write_handler && e->output.string.size_written) {
+    n = *e->output.string.size_written;
+    for (size_t i = 0; i < n && i < e->output.string.size; i++)
+      h = h * 31 + e->output.string.buffer[i];
+  }
+  return (h << 32) ^ n;
+}
+
+/* ------------------------------------------------------------- callbacks */
+
+/* The yaml_read_handler_t of glue_parser_set_input; data: {position, end,
+ * chunk}. At most `chunk` bytes a call, so the reader sees data arrive in
+ * pieces; 0 at the end (EOF). */
+static int glue_read_handler(void *data, unsigned char *buffer, size_t size, size_t *size_read) {
+  uint64_t *r = (uint64_t *)data;
+  size_t n = (size_t)(r[1] - r[0]);
+  if (n > size) n = size;
+  if (n > r[2]) n = (size_t)r[2];
+  memcpy(buffer, (const unsigned char *)(uintptr_t)r[0], n);
+  r[0] += n;
+  *size_read = n;
+  return 1;
+}
+
+/* yaml_parser_set_input(parser, glue_read_handler, reader) on `input`. */
+static inline void glue_parser_set_input(yaml_parser_t *p, const unsigned char *input,
+                                         size_t size, uint8_t chunk, uint64_t *reader) {
+  reader[0] = (uintptr_t)input;
+  reader[1] = (uintptr_t)input + size;
+  reader[2] = chunk;
+  yaml_parser_set_input(p, glue_read_handler, reader);
+}
+
+/* The yaml_write_handler_t of glue_emitter_set_output; data: {digest, bytes
+ * written}. Reads every byte and drops it. */
+static int glue_write_handler(void *data, unsigned char *buffer, size_t size) {
+  uint64_t *w = (uint64_t *)data;
+  for (size_t i = 0; i < size; i++) w[0] = (uint32_t)(w[0] * 31 + buffer[i]);
+  w[1] += size;
+  return 1;
+}
+
+/* yaml_emitter_set_output(emitter, glue_write_handler, writer). */
+static inline void glue_emitter_set_output(yaml_emitter_t *e, uint64_t *writer) {
+  writer[0] = writer[1] = 0;
+  yaml_emitter_set_output(e, glue_write_handler, writer);
+}
+
+/* ------------------------------------------------- directives, the loops */
+
+/* yaml_document_start_event_initialize with an optional %YAML directive
+ * (with_version) and an optional single %TAG directive (both strings
+ * non-NULL); otherwise NULL / an empty list, as the header allows. */
+static inline int glue_document_start_event_initialize(yaml_event_t *e, int with_version,
+                                                       int major, int minor,
+                                                       const char *tag_handle,
+                                                       const char *tag_prefix, int implicit) {
+  yaml_version_directive_t v = {major, minor};
+  yaml_tag_directive_t t = {(yaml_char_t *)tag_handle, (yaml_char_t *)tag_prefix};
+  int tags = tag_handle && tag_prefix;
+  return yaml_document_start_event_initialize(e, with_version ? &v : NULL, tags ? &t : NULL,
+                                              tags ? &t + 1 : NULL, implicit);
+}
+
+/* yaml_document_initialize, directives as above. */
+static inline int glue_document_initialize(yaml_document_t *d, int with_version, int major,
+                                           int minor, const char *tag_handle,
+                                           const char *tag_prefix, int start_implicit,
+                                           int end_implicit) {
+  yaml_version_directive_t v = {major, minor};
+  yaml_tag_directive_t t = {(yaml_char_t *)tag_handle, (yaml_char_t *)tag_prefix};
+  int tags = tag_handle && tag_prefix;
+  return yaml_document_initialize(d, with_version ? &v : NULL, tags ? &t : NULL,
+                                  tags ? &t + 1 : NULL, start_implicit, end_implicit);
+}
+
+/* The loops every libyaml user writes (its tests/run-parser.c and
+ * run-scanner.c, the fuzzers): yaml_parser_parse (scan) until STREAM-END,
+ * deleting each event (token). Returns how many it read, 0 on error. A
+ * parser past STREAM-END hands out empty events (tokens): that ends the
+ * loop too. */
+static inline int glue_parser_parse_all(yaml_parser_t *p) {
+  for (int n = 1;; n++) {
+    yaml_event_t e;
+    if (!yaml_parser_parse(p, &e)) return 0;
+    int done = e.type == YAML_STREAM_END_EVENT || e.type == YAML_NO_EVENT;
+    yaml_event_delete(&e);
+    if (done) return n;
+  }
+}
+
+static inline int glue_parser_scan_all(yaml_parser_t *p) {
+  for (int n = 1;; n++) {
+    yaml_token_t t;
+    if (!yaml_parser_scan(p, &t)) return 0;
+    int done = t.type == YAML_STREAM_END_TOKEN || t.type == YAML_NO_TOKEN;
+    yaml_token_delete(&t);
+    if (done) return n;
+  }
 }
 
 /* ------------------------------------------------------------ round trip */
@@ -625,12 +355,13 @@ static inline char *glue_document_print(yaml_document_t *d) {
   return (char *)t.data;
 }
 
-/* The first document of `text` (yaml_parser_load), in storage that
- * glue_document_free releases. NULL on a scanner, parser or loader error,
- * and when the text holds no document: yaml_parser_load then returns a
- * document without a root node ("the document end has been reached"), which
- * is not a document glue_document_print prints. The parser is deleted before
- * returning: the document owns copies of everything it holds. */
+/* The first document of `text` (yaml_parser_load), in malloc'd storage as
+ * the harness gives a `struct` handle (it frees it after yaml_document_delete).
+ * NULL on a scanner, parser or loader error, and when the text holds no
+ * document: yaml_parser_load then returns a document without a root node
+ * ("the document end has been reached"), which is not a document
+ * glue_document_print prints. The parser is deleted before returning: the
+ * document owns copies of everything it holds. */
 static inline yaml_document_t *glue_document_parse(const char *text) {
   yaml_parser_t parser;
   yaml_document_t *d = (yaml_document_t *)calloc(1, sizeof *d);
@@ -643,15 +374,15 @@ static inline yaml_document_t *glue_document_parse(const char *text) {
   yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
   ok = yaml_parser_load(&parser, d);
   yaml_parser_delete(&parser);
+  if (ok && !yaml_document_get_root_node(d)) {
+    yaml_document_delete(d);
+    ok = 0;
+  }
   if (!ok) {
     free(d);
     return NULL;
   }
-  if (!yaml_document_get_root_node(d)) {
-    glue_document_free(d);
-    return NULL;
-  }
-  return d;
+  return d; /* malloc'd: the harness frees a struct's storage after its destructor */
 }
 
 #endif

@@ -3,16 +3,19 @@
  *
  * Why glue is needed (see zlib.h):
  *  - z_stream and gz_header are caller-allocated structs whose fields
- *    (next_in/avail_in, next_out/avail_out, total_out, adler, ...) the
+ *    (next_in/avail_in, next_out/avail_out, total_*, adler, ...) the
  *    application sets and reads; deflateInit*, inflateInit* and
  *    inflateBackInit are macros; deflateEnd/inflateEnd free the internal
  *    state but not the z_stream itself.
- *  - compress/uncompress take in/out length pointers, gzread/gzgets/
- *    deflateGetDictionary fill caller buffers, gzprintf is variadic,
- *    inflateBack takes callbacks, crc32_combine_op needs an operator made by
- *    crc32_combine_gen.
- *  - gzopen/gzdopen take a path/fd: the fuzzer must not name files, so each
- *    "file" is a private memfd of this process (zg_tmp).
+ *  - inflateBack takes callbacks, crc32_combine_op needs an operator made
+ *    by crc32_combine_gen, get_crc_table returns a table.
+ *  - gzopen takes a path: the fuzzer must not name files, so its "file" is a
+ *    private memfd of this process (zg_tmp), opened through /proc/self/fd.
+ * Caller buffers the library fills, lengths by pointer (compress,
+ * uncompress2, gzread, gzgets, *GetDictionary), gzdopen's descriptor,
+ * gzprintf's format and int flags are declared
+ * directly in zlib.api; so are the preconditions the glue used to check
+ * (requires, on the field reads below).
  *
  * A stream handle points at a zg_stream whose first member is the z_stream,
  * so the real functions (deflate, inflate, deflateParams, ...) are called on
@@ -24,20 +27,13 @@
 #ifndef ZLIB_GLUE_H
 #define ZLIB_GLUE_H
 
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "zlib.h"
-
-/* Returned by glue when it refuses a call whose documented precondition does
- * not hold (the grammar cannot track stream state); the grammar declares it
- * as an error, so the run stops there as for any failed call. */
-#define ZG_PRECONDITION (-100)
 
 /* Output buffer a new stream starts with (zlib's zpipe.c uses 16K chunks). */
 #define ZG_DEFAULT_OUT 16384
@@ -73,15 +69,26 @@ static inline void zg__unref(zg_header *h) {
 
 static inline Bytef *zg__dup(const void *p, size_t n) {
   Bytef *d = malloc(n ? n : 1);
-  if (d && n) memcpy(d, p, n);
+  if (!d) abort();
+  if (n) memcpy(d, p, n);
   return d;
+}
+
+/* A new header in w, replacing the one it had, once zlib took it (rc Z_OK). */
+static inline int zg__set_head(zg_stream *w, zg_header *h, int rc) {
+  if (rc == Z_OK) {
+    zg__unref(w->head);
+    w->head = h;
+  } else {
+    zg__unref(h);
+  }
+  return rc;
 }
 
 /* Replace the input with a copy of buf[0..len-1] (the application's input
  * buffer; unconsumed earlier input is dropped, as the caller chose). */
 static inline void zg__input(zg_stream *w, const Bytef *buf, unsigned len) {
   Bytef *in = zg__dup(buf, len);
-  if (!in) abort();
   free(w->in);
   w->in = in;
   w->strm.next_in = in;
@@ -100,11 +107,15 @@ static inline void zg__output(zg_stream *w, unsigned size) {
   w->strm.avail_out = size;
 }
 
-static inline zg_stream *zg__new(void) {
-  zg_stream *w = calloc(1, sizeof *w); /* zalloc = zfree = opaque = Z_NULL */
-  if (!w) return NULL;
+/* A zeroed stream (zalloc = zfree = opaque = Z_NULL) after the init macro's
+ * result rc; NULL, with nothing left, when it failed. */
+static inline z_stream *zg__init(zg_stream *w, int rc) {
+  if (rc != Z_OK) {
+    free(w);
+    return NULL;
+  }
   zg__output(w, ZG_DEFAULT_OUT);
-  return w;
+  return &w->strm;
 }
 
 static inline void zg__free(zg_stream *w) {
@@ -114,42 +125,41 @@ static inline void zg__free(zg_stream *w) {
   free(w);
 }
 
-/* After deflateCopy/inflateCopy: the copy's next_in/next_out still point into
- * the source's buffers. Give the copy its own copies (same offsets). */
-static inline void zg__own_buffers(zg_stream *d, zg_stream *s) {
+/* deflateCopy/inflateCopy's result rc into d: the copy's next_in/next_out
+ * still point into the source's buffers, so it gets its own copies (same
+ * offsets) and shares the header, which zlib copied the pointer of. */
+static inline z_stream *zg__copy(zg_stream *d, zg_stream *s, int rc) {
+  if (rc != Z_OK) { /* d has no state of its own */
+    free(d);
+    return NULL;
+  }
   d->in = zg__dup(s->strm.next_in, s->strm.avail_in);
   d->out = zg__dup(s->out, s->out_size);
-  if (!d->in || !d->out) abort();
   d->out_size = s->out_size;
   d->strm.next_in = d->in;
   d->strm.next_out = d->out + (s->strm.next_out - s->out);
-  d->head = s->head; /* zlib copied the header pointer too */
+  d->head = s->head;
   if (d->head) d->head->refs++;
+  return &d->strm;
+}
+
+static inline zg_stream *zg__new(void) {
+  zg_stream *w = calloc(1, sizeof *w);
+  if (!w) abort();
+  return w;
 }
 
 /* ---- deflate streams (handle zdeflate) ----------------------------------- */
 
-/* deflateInit(strm, level) on a zeroed z_stream; NULL if it fails. */
 static inline z_stream *zg_deflate_init(int level) {
   zg_stream *w = zg__new();
-  if (!w) return NULL;
-  if (deflateInit(&w->strm, level) != Z_OK) {
-    zg__free(w);
-    return NULL;
-  }
-  return &w->strm;
+  return zg__init(w, deflateInit(&w->strm, level));
 }
 
-/* deflateInit2(strm, level, method, windowBits, memLevel, strategy). */
 static inline z_stream *zg_deflate_init2(int level, int method, int windowBits, int memLevel,
                                          int strategy) {
   zg_stream *w = zg__new();
-  if (!w) return NULL;
-  if (deflateInit2(&w->strm, level, method, windowBits, memLevel, strategy) != Z_OK) {
-    zg__free(w);
-    return NULL;
-  }
-  return &w->strm;
+  return zg__init(w, deflateInit2(&w->strm, level, method, windowBits, memLevel, strategy));
 }
 
 /* deflateEnd (a no-op Z_STREAM_ERROR if the application already ended it),
@@ -169,42 +179,17 @@ static inline void zg_deflate_output(z_stream *s, unsigned size) {
   zg__output(zg__of(s), size);
 }
 
-/* deflateCopy into a new zeroed z_stream; NULL if it fails. */
 static inline z_stream *zg_deflate_copy(z_stream *src) {
-  zg_stream *d = calloc(1, sizeof *d);
-  if (!d) return NULL;
-  if (deflateCopy(&d->strm, src) != Z_OK) { /* dest has no state of its own */
-    free(d);
-    return NULL;
-  }
-  zg__own_buffers(d, zg__of(src));
-  return &d->strm;
-}
-
-/* deflateGetDictionary: ask for the length (dictionary Z_NULL), then copy
- * into a buffer of exactly that size. */
-static inline int zg_deflate_get_dictionary(z_stream *s, unsigned *len) {
-  uInt n = 0;
-  int rc = deflateGetDictionary(s, Z_NULL, &n);
-  if (rc != Z_OK) return rc;
-  Bytef *d = malloc(n ? n : 1);
-  if (!d) abort();
-  rc = deflateGetDictionary(s, d, &n);
-  free(d);
-  *len = n;
-  return rc;
+  zg_stream *d = zg__new();
+  return zg__copy(d, zg__of(src), deflateCopy(&d->strm, src));
 }
 
 /* deflateSetHeader with a gz_header built from the arguments (NULL name or
- * comment, or an empty extra, leave that field out). zlib reads the header
- * while it writes it, so it may only be set before the first deflate() after
- * deflateInit2/deflateReset (zlib.h); zlib does not check this, the glue does
- * (total_in and total_out are 0 until then) and returns ZG_PRECONDITION. */
+ * comment, or an empty extra, leave that field out). zlib reads it while it
+ * writes the header, so it lives with the stream. */
 static inline int zg_deflate_set_header(z_stream *s, int text, uLong time, int os, const char *name,
                                         const char *comment, const Bytef *extra, unsigned extra_len,
                                         int hcrc) {
-  zg_stream *w = zg__of(s);
-  if (s->total_in != 0 || s->total_out != 0) return ZG_PRECONDITION;
   zg_header *h = calloc(1, sizeof *h);
   if (!h) abort();
   h->refs = 1;
@@ -212,24 +197,19 @@ static inline int zg_deflate_set_header(z_stream *s, int text, uLong time, int o
   h->h.time = time;
   h->h.os = os;
   if (extra_len) {
-    h->extra = zg__dup(extra, extra_len);
-    h->h.extra = h->extra;
+    h->h.extra = h->extra = zg__dup(extra, extra_len);
     h->h.extra_len = extra_len;
   }
   if (name) h->h.name = h->name = zg__dup(name, strlen(name) + 1);
   if (comment) h->h.comment = h->comment = zg__dup(comment, strlen(comment) + 1);
   h->h.hcrc = hcrc;
-  int rc = deflateSetHeader(s, &h->h);
-  if (rc == Z_OK) {
-    zg__unref(w->head);
-    w->head = h;
-  } else {
-    zg__unref(h);
-  }
-  return rc;
+  return zg__set_head(zg__of(s), h, deflateSetHeader(s, &h->h));
 }
 
-/* Fields of the z_stream the application reads after deflate(). */
+/* Fields of the z_stream the application reads. */
+static inline uLong zg_deflate_total_in(z_stream *s) {
+  return s->total_in;
+}
 static inline uLong zg_deflate_total_out(z_stream *s) {
   return s->total_out;
 }
@@ -257,23 +237,12 @@ static inline char *zg_deflate_pending(z_stream *s, uint64_t *len) {
 /* inflateInit(strm) on a zeroed z_stream (next_in Z_NULL, avail_in 0). */
 static inline z_stream *zg_inflate_init(void) {
   zg_stream *w = zg__new();
-  if (!w) return NULL;
-  if (inflateInit(&w->strm) != Z_OK) {
-    zg__free(w);
-    return NULL;
-  }
-  return &w->strm;
+  return zg__init(w, inflateInit(&w->strm));
 }
 
-/* inflateInit2(strm, windowBits). */
 static inline z_stream *zg_inflate_init2(int windowBits) {
   zg_stream *w = zg__new();
-  if (!w) return NULL;
-  if (inflateInit2(&w->strm, windowBits) != Z_OK) {
-    zg__free(w);
-    return NULL;
-  }
-  return &w->strm;
+  return zg__init(w, inflateInit2(&w->strm, windowBits));
 }
 
 /* inflateEnd, then free the z_stream and the glue's buffers. */
@@ -290,39 +259,15 @@ static inline void zg_inflate_output(z_stream *s, unsigned size) {
   zg__output(zg__of(s), size);
 }
 
-/* inflateCopy into a new zeroed z_stream; NULL if it fails. */
 static inline z_stream *zg_inflate_copy(z_stream *src) {
-  zg_stream *d = calloc(1, sizeof *d);
-  if (!d) return NULL;
-  if (inflateCopy(&d->strm, src) != Z_OK) {
-    free(d);
-    return NULL;
-  }
-  zg__own_buffers(d, zg__of(src));
-  return &d->strm;
-}
-
-/* inflateGetDictionary, as zg_deflate_get_dictionary. */
-static inline int zg_inflate_get_dictionary(z_stream *s, unsigned *len) {
-  uInt n = 0;
-  int rc = inflateGetDictionary(s, Z_NULL, &n);
-  if (rc != Z_OK) return rc;
-  Bytef *d = malloc(n ? n : 1);
-  if (!d) abort();
-  rc = inflateGetDictionary(s, d, &n);
-  free(d);
-  *len = n;
-  return rc;
+  zg_stream *d = zg__new();
+  return zg__copy(d, zg__of(src), inflateCopy(&d->strm, src));
 }
 
 /* inflateGetHeader with a gz_header whose extra/name/comment buffers have
- * exactly extra_max/name_max/comm_max bytes (0: Z_NULL, not stored). zlib.h:
- * call it after inflateInit2/inflateReset and before the first inflate();
- * the glue checks that no input was consumed yet, else ZG_PRECONDITION. */
+ * exactly extra_max/name_max/comm_max bytes (0: Z_NULL, not stored). */
 static inline int zg_inflate_get_header(z_stream *s, unsigned extra_max, unsigned name_max,
                                         unsigned comm_max) {
-  zg_stream *w = zg__of(s);
-  if (s->total_in != 0 || s->total_out != 0) return ZG_PRECONDITION;
   zg_header *h = calloc(1, sizeof *h);
   if (!h) abort();
   h->refs = 1;
@@ -332,14 +277,7 @@ static inline int zg_inflate_get_header(z_stream *s, unsigned extra_max, unsigne
   h->h.extra_max = extra_max;
   h->h.name_max = name_max;
   h->h.comm_max = comm_max;
-  int rc = inflateGetHeader(s, &h->h);
-  if (rc == Z_OK) {
-    zg__unref(w->head);
-    w->head = h;
-  } else {
-    zg__unref(h);
-  }
-  return rc;
+  return zg__set_head(zg__of(s), h, inflateGetHeader(s, &h->h));
 }
 
 /* Hand what the deflate stream produced so far (its output buffer up to
@@ -360,6 +298,9 @@ static inline void zg_pipe(z_stream *inf, z_stream *def) {
   d->strm.avail_out = d->out_size;
 }
 
+static inline uLong zg_inflate_total_in(z_stream *s) {
+  return s->total_in;
+}
 static inline uLong zg_inflate_total_out(z_stream *s) {
   return s->total_out;
 }
@@ -370,7 +311,7 @@ static inline int zg_inflate_data_type(z_stream *s) {
   return s->data_type;
 }
 
-/* ---- inflateBack (handle zback) ------------------------------------------ */
+/* ---- inflateBack (handle zback, a struct the harness allocates) ---------- */
 
 struct zg_back {
   z_stream strm;
@@ -378,23 +319,18 @@ struct zg_back {
 };
 
 /* inflateBackInit(strm, windowBits, window) with a window of that size. */
-static inline struct zg_back *zg_inflate_back_init(int windowBits) {
-  struct zg_back *b = calloc(1, sizeof *b);
-  if (!b) return NULL;
+static inline int zg_inflate_back_init(struct zg_back *b, int windowBits) {
   b->window = malloc(1u << windowBits);
-  if (!b->window || inflateBackInit(&b->strm, windowBits, b->window) != Z_OK) {
-    free(b->window);
-    free(b);
-    return NULL;
-  }
-  return b;
+  if (!b->window) abort();
+  int rc = inflateBackInit(&b->strm, windowBits, b->window);
+  if (rc != Z_OK) free(b->window);
+  return rc;
 }
 
-/* inflateBackEnd, then free the window and the z_stream. */
+/* inflateBackEnd, then free the window. */
 static inline void zg_inflate_back_free(struct zg_back *b) {
   inflateBackEnd(&b->strm);
   free(b->window);
-  free(b);
 }
 
 struct zg_back_io {
@@ -432,44 +368,7 @@ static inline int zg_inflate_back(struct zg_back *b, const unsigned char *buf, u
 
 /* ---- utility functions ---------------------------------------------------- */
 
-/* compress(dest, &destLen, source, sourceLen) into a dest of destcap bytes. */
-static inline int zg_compress(const Bytef *src, uLong len, unsigned destcap) {
-  Bytef *dest = malloc(destcap ? destcap : 1);
-  uLongf dl = destcap;
-  if (!dest) abort();
-  int rc = compress(dest, &dl, src, len);
-  free(dest);
-  return rc;
-}
-
-static inline int zg_compress2(const Bytef *src, uLong len, unsigned destcap, int level) {
-  Bytef *dest = malloc(destcap ? destcap : 1);
-  uLongf dl = destcap;
-  if (!dest) abort();
-  int rc = compress2(dest, &dl, src, len, level);
-  free(dest);
-  return rc;
-}
-
-static inline int zg_uncompress(const Bytef *src, uLong len, unsigned destcap) {
-  Bytef *dest = malloc(destcap ? destcap : 1);
-  uLongf dl = destcap;
-  if (!dest) abort();
-  int rc = uncompress(dest, &dl, src, len);
-  free(dest);
-  return rc;
-}
-
-/* uncompress2: *sourceLen is in/out too. */
-static inline int zg_uncompress2(const Bytef *src, uLong len, unsigned destcap) {
-  Bytef *dest = malloc(destcap ? destcap : 1);
-  uLongf dl = destcap;
-  uLong sl = len;
-  if (!dest) abort();
-  int rc = uncompress2(dest, &dl, src, &sl);
-  free(dest);
-  return rc;
-}
+/* ---- checksums ------------------------------------------------------------ */
 
 /* crc32_combine_op with the operator crc32_combine_gen(len2) made for it
  * (any other op is meaningless; op 0 never terminates). */
@@ -482,93 +381,26 @@ static inline unsigned zg_crc_table_entry(unsigned char i) {
   return (unsigned)get_crc_table()[i];
 }
 
-/* ---- gzip files (handles ztmp, gzFile) ------------------------------------ */
+/* ---- gzip files (handles ztmp, a struct the harness allocates; gzFile) --- */
 
-/* A private in-memory file (memfd), pre-filled with data; gzopen reaches it
- * through /proc/self/fd/N, so no real file is ever named by the fuzzer. */
+/* The private file: the memfd the harness made of the bytes, now ours. */
 struct zg_tmp {
   int fd;
-  char path[40];
 };
 
-static inline struct zg_tmp *zg_tmp_new(const unsigned char *data, unsigned len) {
-  struct zg_tmp *t = calloc(1, sizeof *t);
-  if (!t) return NULL;
-  t->fd = (int)syscall(SYS_memfd_create, "zg_tmp", 1u /* MFD_CLOEXEC */);
-  if (t->fd < 0) {
-    free(t);
-    return NULL;
-  }
-  unsigned done = 0;
-  while (done < len) {
-    ssize_t n = write(t->fd, data + done, len - done);
-    if (n <= 0) break;
-    done += (unsigned)n;
-  }
-  snprintf(t->path, sizeof t->path, "/proc/self/fd/%d", t->fd);
-  return t;
+static inline void zg_tmp_new(struct zg_tmp *t, int fd) {
+  t->fd = fd;
 }
 
 static inline void zg_tmp_free(struct zg_tmp *t) {
   close(t->fd);
-  free(t);
 }
 
-/* gzopen(path of the temporary file, mode). */
+/* gzopen("/proc/self/fd/N", mode): a descriptor of its own (offset 0). */
 static inline gzFile zg_gzopen(struct zg_tmp *t, const char *mode) {
-  return gzopen(t->path, mode);
-}
-
-/* gzdopen on a new descriptor of the temporary file (its own offset, 0);
- * gzdopen does not close fd when it fails, so the glue does. */
-static inline gzFile zg_gzdopen(struct zg_tmp *t, const char *mode) {
-  int fd = open(t->path, O_RDWR | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  gzFile f = gzdopen(fd, mode);
-  if (!f) close(fd);
-  return f;
-}
-
-/* gzread into a buffer of len bytes. */
-static inline int zg_gzread(gzFile f, unsigned len) {
-  void *buf = malloc(len ? len : 1);
-  if (!buf) abort();
-  int rc = gzread(f, buf, len);
-  free(buf);
-  return rc;
-}
-
-/* gzfread of nitems items of size bytes into a buffer of size*nitems bytes. */
-static inline size_t zg_gzfread(gzFile f, size_t size, size_t nitems) {
-  void *buf = malloc(size * nitems ? size * nitems : 1);
-  if (!buf) abort();
-  size_t rc = gzfread(buf, size, nitems, f);
-  free(buf);
-  return rc;
-}
-
-/* gzfwrite of buf as len/size items of size bytes (size clamped to len, so
- * at least one item: a result of 0 then means an error). */
-static inline size_t zg_gzfwrite(gzFile f, const void *buf, unsigned len, unsigned size) {
-  if (size > len) size = len;
-  return gzfwrite(buf, size, len / size, f);
-}
-
-/* gzprintf with a fixed format (the fuzzer supplies the arguments, never the
- * format: a format string is a caller contract, not input). */
-static inline int zg_gzprintf(gzFile f, const char *s, int n) {
-  return gzprintf(f, "%s %d\n", s, n);
-}
-
-/* gzgets into a buffer of len bytes; the string's length, or -1 when gzgets
- * returns NULL (end of file or error). */
-static inline int zg_gzgets(gzFile f, int len) {
-  char *buf = malloc(len > 0 ? (size_t)len : 1);
-  if (!buf) abort();
-  char *r = gzgets(f, buf, len);
-  int n = r ? (int)strlen(r) : -1;
-  free(buf);
-  return n;
+  char path[32];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", t->fd);
+  return gzopen(path, mode);
 }
 
 #endif
