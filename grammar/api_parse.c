@@ -1413,6 +1413,21 @@ static bool parse_differential(parser *ps) {
   return true;
 }
 
+/* The parameter named next (owned_by P, depends_on P): a handle f borrows
+ * (neither out nor consumed). Its index in *out; false after an error. */
+static bool borrowed_handle_param(parser *ps, sf_func *f, int32_t *out, const char *not_borrowed) {
+  sf_tok n = ps->tok;
+  if (n.kind != SF_TOK_IDENT) return fail_at(ps, &n, "expected a parameter name");
+  next(ps);
+  for (uint32_t j = 0; j < f->nparams; j++)
+    if (name_is(f->params[j].name, &n)) *out = (int32_t)j;
+  if (*out < 0) return fail(ps, n.line, n.col, "no parameter named '%.*s'", (int)n.len, n.start);
+  const sf_param *p = &f->params[*out];
+  if (p->kind != SF_HANDLE || (p->flags & (SF_P_OUT | SF_P_CONSUME)))
+    return fail(ps, n.line, n.col, "%s", not_borrowed);
+  return true;
+}
+
 static bool parse_func(parser *ps) {
   sf_api *api = ps->api;
   type_spec rt;
@@ -1502,16 +1517,9 @@ static bool parse_func(parser *ps) {
       if (f->err_cmp != SF_CMP_NONE) return fail_at(ps, &at, "error convention given twice");
       if (!parse_error_conv(ps, f)) return false;
     } else if (accept(ps, "owned_by")) {
-      sf_tok n = ps->tok;
-      if (n.kind != SF_TOK_IDENT) return fail_at(ps, &n, "expected a parameter name");
-      next(ps);
-      for (uint32_t j = 0; j < f->nparams; j++)
-        if (name_is(f->params[j].name, &n)) f->owner_param = (int32_t)j;
-      if (f->owner_param < 0)
-        return fail(ps, n.line, n.col, "no parameter named '%.*s'", (int)n.len, n.start);
-      const sf_param *op = &f->params[f->owner_param];
-      if (op->kind != SF_HANDLE || (op->flags & (SF_P_OUT | SF_P_CONSUME)))
-        return fail(ps, n.line, n.col, "the owner must be a borrowed handle parameter");
+      if (!borrowed_handle_param(ps, f, &f->owner_param,
+                                 "the owner must be a borrowed handle parameter"))
+        return false;
       if (f->ret.kind != SF_HANDLE && f->ret.kind != SF_STRING)
         return fail_at(ps, &at, "only handle and string results can be owned");
     } else if (accept(ps, "invalidated_by")) {
@@ -1560,17 +1568,9 @@ static bool parse_func(parser *ps) {
       expr_scope sc = {.f = f, .pre = true};
       if (!parse_contract(ps, &sc, c)) return false;
     } else if (accept(ps, "depends_on")) {
-      sf_tok n = ps->tok;
-      if (n.kind != SF_TOK_IDENT) return fail_at(ps, &n, "expected a parameter name");
-      next(ps);
-      for (uint32_t j = 0; j < f->nparams; j++)
-        if (name_is(f->params[j].name, &n)) f->depends_param = (int32_t)j;
-      if (f->depends_param < 0)
-        return fail(ps, n.line, n.col, "no parameter named '%.*s'", (int)n.len, n.start);
-      const sf_param *dp = &f->params[f->depends_param];
-      if (dp->kind != SF_HANDLE || (dp->flags & (SF_P_OUT | SF_P_CONSUME)))
-        return fail(ps, n.line, n.col,
-                    "what a result depends on must be a borrowed handle parameter");
+      if (!borrowed_handle_param(ps, f, &f->depends_param,
+                                 "what a result depends on must be a borrowed handle parameter"))
+        return false;
       if (f->ret.kind != SF_HANDLE) return fail_at(ps, &at, "depends_on needs a handle result");
     } else if (accept(ps, "nondeterministic")) {
       f->flags |= SF_F_NONDETERMINISTIC;

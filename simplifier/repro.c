@@ -581,6 +581,25 @@ static void observe_all(emit_ctx *c, sf_buf *out) {
 }
 
 /* The calls of s, as function sf_repro_calls<impl>. */
+/* The memfiles and memfds of `keep` parameters, open to the end of the run
+ * (f<call>_<param>): their declarations, or (close) their closing. */
+static void kept_files(const sf_seq *s, bool close, sf_buf *out) {
+  for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+    const sf_func *f = sf_seq_func(s, ci);
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      uint32_t fl = f->params[i].flags;
+      if (!(fl & (SF_P_MEMFILE | SF_P_MEMFD)) || !(fl & SF_P_KEEP)) continue;
+      bool file = fl & SF_P_MEMFILE;
+      if (!close)
+        sf_buf_printf(out, file ? "  FILE *f%u_%u = NULL;\n" : "  int f%u_%u = -1;\n", ci + 1, i);
+      else
+        sf_buf_printf(
+            out, file ? "  if (f%u_%u) fclose(f%u_%u);\n" : "  if (f%u_%u >= 0) close(f%u_%u);\n",
+            ci + 1, i, ci + 1, i);
+    }
+  }
+}
+
 /* A printf format and its arguments as C: "%d of %s", 42, "abc". */
 static void printf_args(sf_buf *out, const uint8_t *d, size_t n) {
   static sf_printf fmt; /* large: not on the stack */
@@ -636,16 +655,8 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
       nkept += (f->params[i].flags & SF_P_KEEP) != 0;
   }
   if (nkept) sf_buf_printf(out, "  void *kept[%u];\n  unsigned nkept = 0;\n", nkept);
-  /* memfiles and memfds kept open to the end of the run */
-  for (uint32_t ci = 0; ci < s->ncalls; ci++) {
-    const sf_func *f = sf_seq_func(s, ci);
-    for (uint32_t i = 0; i < f->nparams; i++)
-      if ((f->params[i].flags & (SF_P_MEMFILE | SF_P_MEMFD)) && (f->params[i].flags & SF_P_KEEP))
-        sf_buf_printf(out,
-                      (f->params[i].flags & SF_P_MEMFILE) ? "  FILE *f%u_%u = NULL;\n"
-                                                          : "  int f%u_%u = -1;\n",
-                      ci + 1, i);
-  }
+  kept_files(s, false, out);
+
   sf_buf_printf(out, "\n");
 
   for (uint32_t ci = 0; ci < s->ncalls; ci++) {
@@ -950,15 +961,8 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
     if (h->is_struct) sf_buf_printf(out, "  free(h%u);\n", v + 1);
   }
   if (nkept) sf_buf_printf(out, "  while (nkept) free(kept[--nkept]);\n");
-  for (uint32_t ci = 0; ci < s->ncalls; ci++) {
-    const sf_func *f = sf_seq_func(s, ci);
-    for (uint32_t i = 0; i < f->nparams; i++)
-      if ((f->params[i].flags & (SF_P_MEMFILE | SF_P_MEMFD)) && (f->params[i].flags & SF_P_KEEP))
-        sf_buf_printf(out,
-                      (f->params[i].flags & SF_P_MEMFILE) ? "  if (f%u_%u) fclose(f%u_%u);\n"
-                                                          : "  if (f%u_%u >= 0) close(f%u_%u);\n",
-                      ci + 1, i, ci + 1, i);
-  }
+  kept_files(s, true, out);
+
   sf_buf_printf(out, "  return 0;\n}\n\n");
   sf_life_free(&life);
   return 0;
