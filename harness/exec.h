@@ -7,15 +7,24 @@
  *    size (so AddressSanitizer sees any overflow); after the call a block is
  *    kept for reuse by a later argument of the same size (saving a malloc and
  *    a free per argument), or, for `keep` parameters, freed after the run;
+ *  - the C shapes of docs/grammar.md 3.2: an out buffer is a zeroed block of
+ *    the chosen size (an empty one is the end of a 1-byte block, so any
+ *    write is caught), kept until the next call (a result may point into
+ *    it); an inout number is passed by pointer; a `struct` handle is a
+ *    zeroed block of its C size, freed after its destructor; a memfile or
+ *    memfd is a private memfd holding the bytes; a printf format is passed
+ *    with its arguments through a variadic call made for it;
  *  - a call whose non-nullable handle argument is NULL at run time is not
  *    made: the run stops there (SF_RUN_NULL_HANDLE, a precondition failure);
  *    so is a call whose `requires` is false (SF_RUN_PRECONDITION);
  *  - a result matching the function's error convention produces nothing and
  *    stops the run (SF_RUN_ERROR_RESULT); a destructor that fails still
- *    consumes its handle, any other call that fails consumes nothing;
+ *    consumes its handle, and so does a `steal` parameter; any other call
+ *    that fails consumes nothing;
  *  - at the end every live handle the caller owns is destroyed with its
- *    type's destructor, newest first, so what LeakSanitizer reports after a
- *    run is a real leak of the library.
+ *    type's destructor, newest first (dependents before what they depend
+ *    on; each counted reference of a `refcounted` type once), so what
+ *    LeakSanitizer reports after a run is a real leak of the library.
  * Runs are deterministic: the same sequence makes the same calls with the
  * same values. */
 #ifndef SF_EXEC_H
