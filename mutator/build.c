@@ -245,6 +245,7 @@ bool sf_mut_append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
       return false;
   }
   if (sf_call_consume_conflict(&m->life, f, args, NULL, NULL)) return false;
+  if (f->nrequires && !sf_call_requires_possible(s, fi, args)) return false;
   sf_arg *a = sf_seq_add_call(s, fi);
   if (!a) return false;
   memcpy(a, args, f->nparams * sizeof *a);

@@ -597,6 +597,8 @@ int sf_seq_validate(const sf_seq *s, char *err, size_t errlen) {
     else if (cc == SF_CONSUME_DEPENDED)
       rc = verr(err, errlen, ci, f, "a consumed handle has a live dependent (depends_on)",
                 f->params[other].name);
+    else if (rc == 0 && !sf_call_requires_possible(s, c->func, a))
+      rc = verr(err, errlen, ci, f, "a precondition on the arguments does not hold", NULL);
     if (rc == 0) {
       for (uint32_t k = 0; k < f->nproduced; k++)
         if (s->vals[c->val0 + k].call != ci) rc = verr(err, errlen, ci, f, "value table", NULL);
@@ -636,12 +638,13 @@ int sf_seq_repair(sf_seq *s) {
     if (ok) { /* the consume rule, on the mapped handles */
       sf_arg mapped[64];
       for (uint32_t i = 0; i < f->nparams; i++) {
-        mapped[i].bits = a[i].bits;
+        mapped[i] = a[i];
         if (f->params[i].kind == SF_HANDLE && sf_param_is_input(&f->params[i]) &&
             a[i].bits != SF_NULL_REF)
           mapped[i].bits = a[i].bits < s->nvals ? map[a[i].bits] : SF_NULL_REF;
       }
-      ok = !sf_call_consume_conflict(lp, f, mapped, NULL, NULL);
+      ok = !sf_call_consume_conflict(lp, f, mapped, NULL, NULL) &&
+           sf_call_requires_possible(s, s->calls[ci].func, mapped);
     }
     uint32_t val0 = s->calls[ci].val0;
     if (!ok) {

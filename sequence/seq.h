@@ -8,8 +8,9 @@
  *
  * A sequence is *valid* when every argument satisfies its parameter's type and
  * precondition, every handle argument names a value that is alive at that
- * point (see sf_life), and no call breaks the consume rule (see
- * sf_call_consume_conflict). Every function that produces a sequence from
+ * point (see sf_life), no call breaks the consume rule (see
+ * sf_call_consume_conflict), and none breaks a `requires` its arguments
+ * alone decide (see sf_call_requires_failing). Every function that produces a sequence from
  * outside (decode, text parse, repair) produces a valid one;
  * sf_seq_validate() checks.
  *
@@ -236,8 +237,8 @@ int sf_seq_validate(const sf_seq *s, char *err, size_t errlen);
 
 /* Make s valid in place: primitives repaired, buffers resized to fit their
  * length constraints, calls whose handle args are not usable or break the
- * consume rule dropped (with the calls that depended on what they
- * produced). Returns the number of calls dropped, or -1 on OOM. */
+ * consume rule or a `requires` the arguments decide dropped (with the calls that depended on what
+ * they produced). Returns the number of calls dropped, or -1 on OOM. */
 int sf_seq_repair(sf_seq *s);
 
 /* ---- binary encoding ----------------------------------------------------

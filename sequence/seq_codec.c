@@ -152,7 +152,9 @@ sf_decode_status sf_seq_decode(sf_seq *s, const sf_api *api, const uint8_t *data
       if (sf_param_is_input(&f->params[i]))
         as = decode_arg(&r, s, life, &cs, f, &f->params[i], &tmp[i]);
     }
-    if (as == ARG_OK && sf_call_consume_conflict(life, f, tmp, NULL, NULL)) as = ARG_NO_CANDIDATE;
+    if (as == ARG_OK && (sf_call_consume_conflict(life, f, tmp, NULL, NULL) ||
+                         !sf_call_requires_possible(s, (uint32_t)fi, tmp)))
+      as = ARG_NO_CANDIDATE;
     if (as != ARG_OK) {
       s->blob.len = blob_mark;
       if (as == ARG_NO_CANDIDATE) continue;
