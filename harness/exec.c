@@ -713,12 +713,13 @@ static void trace_state(sf_exec *x, const sf_seq *s, uint32_t ci) {
     } else if (p->kind == SF_HANDLE && a[i].bits != SF_NULL_REF && x->ptrs[a[i].bits]) {
       uint32_t h = p->type_index;
       uint64_t arg = (uint64_t)(uintptr_t)x->ptrs[a[i].bits];
-      for (uint32_t k2 = 0; k2 < x->nobservers[h]; k2++) {
-        const sf_func *o = &x->api->funcs[x->observers[h][k2]];
-        sf_kind k = o->ret.kind == SF_ENUM ? x->api->enums[o->ret.type_index].base : o->ret.kind;
-        if (!sf_kind_is_int(k)) continue;
-        uint64_t v = sf_exec_widen(k, sf_exec_call_raw(x, x->observers[h][k2], &arg));
-        fprintf(stderr, " %s(%s)=%lld", o->name, p->name, (long long)v);
+      for (uint32_t k = 0; k < x->nobservers[h]; k++) {
+        uint32_t oi = x->observers[h][k];
+        const sf_param *r = &x->api->funcs[oi].ret;
+        sf_kind kind = r->kind == SF_ENUM ? x->api->enums[r->type_index].base : r->kind;
+        if (!sf_kind_is_int(kind)) continue;
+        uint64_t v = sf_exec_widen(kind, sf_exec_call_raw(x, oi, &arg));
+        fprintf(stderr, " %s(%s)=%lld", x->api->funcs[oi].name, p->name, (long long)v);
       }
     }
   }

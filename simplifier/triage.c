@@ -333,32 +333,42 @@ static bool has_int_observer(const sf_api *api, uint32_t h) {
  * bounds (i < list_len(l), lo <= hi) that the grammar leaves open looks like
  * this. The parameter's index, or -1. Only a function that takes a handle
  * whose state an integer observer reports (a bound the index could have). */
+/* Does the crash of s (signature sig) go away with integer argument pi of
+ * its last call at its lowest legal value (0, or the nearest legal one)?
+ * False when that is the value it has. */
+static bool gone_at_lowest(const sf_seq *s, uint32_t pi, sf_runner *runner,
+                           const sf_signature *sig) {
+  const sf_param *p = &sf_seq_func(s, s->ncalls - 1)->params[pi];
+  uint64_t low = sf_arg_prim_repair(s->api, p, 0);
+  if (low == sf_seq_args(s, s->ncalls - 1)[pi].bits) return false;
+  sf_seq v;
+  sf_seq_init(&v, s->api);
+  bool gone = false;
+  if (sf_seq_copy(&v, s) == 0) {
+    sf_seq_args(&v, v.ncalls - 1)[pi].bits = low;
+    gone = sf_seq_validate(&v, NULL, 0) == 0 && !variant_crashes(&v, runner, sig);
+  }
+  sf_seq_free(&v);
+  return gone;
+}
+
 static int32_t value_sensitive_arg(const sf_seq *s, int32_t called, sf_runner *runner,
                                    const sf_signature *sig) {
   if (!runner || !s->ncalls || called < 0 || s->calls[s->ncalls - 1].func != (uint32_t)called)
     return -1;
   const sf_api *api = s->api;
   const sf_func *f = &api->funcs[called];
-  const sf_arg *a = sf_seq_args(s, s->ncalls - 1);
   bool bounded = false;
   for (uint32_t i = 0; i < f->nparams; i++)
     if (f->params[i].kind == SF_HANDLE && sf_param_is_input(&f->params[i]) &&
         has_int_observer(api, f->params[i].type_index))
       bounded = true;
   if (!bounded) return -1;
-  sf_seq v;
-  sf_seq_init(&v, api);
-  int32_t found = -1;
-  for (uint32_t i = 0; i < f->nparams && found < 0; i++) {
-    const sf_param *p = &f->params[i];
-    if (!sf_param_is_input(p) || !sf_kind_is_int(p->kind)) continue;
-    uint64_t low = sf_arg_prim_repair(api, p, 0);
-    if (low == a[i].bits || sf_seq_copy(&v, s) != 0) continue;
-    sf_seq_args(&v, v.ncalls - 1)[i].bits = low;
-    if (sf_seq_validate(&v, NULL, 0) == 0 && !variant_crashes(&v, runner, sig)) found = (int32_t)i;
-  }
-  sf_seq_free(&v);
-  return found;
+  for (uint32_t i = 0; i < f->nparams; i++)
+    if (sf_param_is_input(&f->params[i]) && sf_kind_is_int(f->params[i].kind) &&
+        gone_at_lowest(s, i, runner, sig))
+      return (int32_t)i;
+  return -1;
 }
 
 /* Was the block the access went out of an argument seqfuzz's executor
@@ -472,20 +482,7 @@ static bool index_confirmed(const sf_seq *s, int32_t called, const char *arg, lo
       if (strcmp(arg, index_names[k]) == 0) return true;
     return false;
   }
-  if (!runner) return false;
-  sf_seq v;
-  sf_seq_init(&v, s->api);
-  bool gone = false;
-  if (sf_seq_copy(&v, s) == 0) {
-    sf_arg *a = &sf_seq_args(&v, v.ncalls - 1)[pi];
-    uint64_t zero = sf_arg_prim_repair(s->api, &f->params[pi], 0);
-    if (zero != a->bits) {
-      a->bits = zero;
-      gone = sf_seq_validate(&v, NULL, 0) == 0 && !variant_crashes(&v, runner, sig);
-    }
-  }
-  sf_seq_free(&v);
-  return gone;
+  return runner && gone_at_lowest(s, (uint32_t)pi, runner, sig);
 }
 
 /* A function that returns a new caller-owned handle of type h from one it
