@@ -69,6 +69,14 @@ enum {
   /* `printf fmt`, the last parameter: a format and the variadic arguments
    * its conversions take (an SF_STRING; seq.h: sf_printf_parse). */
   SF_P_PRINTF = 1 << 11,
+  /* `T name = "C expression"`, or `pointer name` (a null pointer): a value
+   * the build computes (`SQLITE_TRANSIENT`, `sizeof(z_stream)`), the same in
+   * every call; not an input. cexpr holds the expression (NULL: 0). */
+  SF_P_CONST = 1 << 12,
+  /* A function pointer the harness implements with a mock (docs/grammar.md
+   * §3.7): an SF_BUFFER of bytes (len_param -1) that is the mock's script;
+   * type_index names the sf_callback. */
+  SF_P_CALLBACK = 1 << 13,
 };
 
 /* Comparison used by error conventions and preconditions. */
@@ -105,7 +113,34 @@ typedef struct sf_param {
   uint64_t lo, hi;
   uint64_t excluded[SF_MAX_EXCLUDED];
   uint32_t nexcluded;
+  const char *cexpr; /* SF_P_CONST: the C expression, NULL for a null pointer */
 } sf_param;
+/* `callback RET NAME(PARAMS) ...;`: the type of a function pointer the
+ * library calls back. The harness passes a mock that answers from its
+ * script, one record per call in order:
+ *   - the `out bytes b[n]` / `out bytes *b` chunk, if any: a length byte L,
+ *     then L bytes (at most n of them are copied into b; `*b` is pointed at
+ *     them);
+ *   - each `out T *` number parameter: sf_kind_size(T) bytes, little endian,
+ *     except `out T *n count` (flag SF_P_LENGTH), which receives the chunk's
+ *     length;
+ *   - the result (unless `returns count`): sf_kind_size bytes, little
+ *     endian; a value outside [ret.lo, ret.hi] answers ret_default (so a
+ *     random script mostly answers the default, the ordinary case, and
+ *     reaches the others by exact values).
+ * When the script is used up, every call answers ret_default, zero numbers
+ * and empty chunks. Other parameters are read by nothing. */
+typedef struct sf_callback {
+  const char *name;
+  sf_param ret; /* SF_VOID or a number; lo..hi from `returns in [lo, hi]` */
+  sf_param *params;
+  uint32_t nparams;
+  uint64_t ret_default; /* `default K` (else 0 clamped into range) */
+  bool ret_is_count;    /* `returns count`: the size of the call's chunk */
+  uint32_t line;
+} sf_callback;
+/* Longest mock script (bytes). */
+#define SF_MAX_SCRIPT 4096
 
 /* Function flags. */
 enum {
@@ -129,6 +164,7 @@ typedef enum sf_expr_op {
   SF_E_RET,   /* the call's result */
   SF_E_PARAM, /* index: a parameter of the function (of an invariant: its handle, 0) */
   SF_E_CALL,  /* index: an observer, called with kids (one per input parameter) */
+  SF_E_STATE, /* index: a `state` (api->states) of kids[0], a handle */
   SF_E_OLD,   /* kids[0] evaluated before the call; index: its slot */
   SF_E_NOT,
   SF_E_NEG,
@@ -165,6 +201,24 @@ typedef struct sf_contract {
   uint32_t line;
 } sf_contract;
 
+/* `state T NAME(H *h);`: a value the harness keeps for each handle of type
+ * H (0 when the handle is made), set by calls (`sets NAME(p) = EXPR`) and
+ * read by contracts like an observer: the state an API's rules speak of that
+ * no function of the library reports ("holds the data of a match"). */
+typedef struct sf_state {
+  const char *name;
+  sf_param ret; /* a number, bool or enum */
+  uint32_t handle;
+  uint32_t line;
+} sf_state;
+/* `sets NAME(p) = EXPR` of a function: after each call made, state NAME of
+ * the handle argument p becomes EXPR (over ret, the arguments, observers and
+ * states before the call). */
+typedef struct sf_set {
+  uint32_t state;
+  uint32_t param;
+  sf_contract value;
+} sf_set;
 /* `invariant T v: expr;`: holds for every live value of handle type T after
  * every call that takes or makes it. */
 typedef struct sf_invariant {
@@ -224,6 +278,17 @@ typedef struct sf_func {
    * parameter P (its index, else -1), which must outlive it: nothing
    * consumes or destroys P while the result lives. */
   int32_t depends_param;
+  /* `P depends_on Q`: after the call, handle argument P keeps a pointer to
+   * handle argument Q (replacing what it depended on): as for a result, Q
+   * must then outlive P (indexes, else -1). */
+  int32_t rebind_param, rebind_to;
+  /* `sets`: states the call changes. */
+  sf_set *sets;
+  uint32_t nsets;
+  /* `reads P->FIELD`: no library symbol; the build generates a function
+   * that returns that member (a pointer member as a bool: non-NULL) of its
+   * only parameter, a handle. NULL for ordinary functions. */
+  const char *reads;
   /* Derived: how many handles a call produces (result + out parameters). */
   uint32_t nproduced;
   uint32_t line; /* where the function was declared */
@@ -275,6 +340,10 @@ typedef struct sf_api {
   uint32_t nfuncs;
   sf_invariant *invariants;
   uint32_t ninvariants;
+  sf_callback *callbacks;
+  uint32_t ncallbacks;
+  sf_state *states;
+  uint32_t nstates;
   sf_differential *diff; /* NULL without a differential statement */
   /* `default nullable;`: every non-out handle and string parameter not
    * marked `nonnull` accepts NULL. */
@@ -306,13 +375,13 @@ int32_t sf_api_find_handle(const sf_api *api, const char *name);
 /* Does parameter p take part in a sequence as an argument? Out parameters and
  * length parameters do not: the first is produced, the second derived. */
 static inline bool sf_param_is_input(const sf_param *p) {
-  return !(p->flags & (SF_P_OUT | SF_P_LENGTH));
+  return !(p->flags & (SF_P_OUT | SF_P_LENGTH | SF_P_CONST));
 }
 
 /* The handle type an observer of one handle observes: f is an `observer`
- * whose only input is one handle (out parameters aside). Every full run
- * calls these on each live value at its end (its abstract state). -1 when f
- * is no such observer. */
+ * whose only input is one handle (out parameters aside) and that has no
+ * `requires`. Every full run calls these on each live value at its end (its
+ * abstract state). -1 when f is no such observer. */
 int32_t sf_func_state_observer(const sf_func *f);
 
 /* The symbol the second implementation calls for function fi (the
@@ -342,6 +411,11 @@ typedef bool (*sf_expr_leaf_fn)(void *ctx, const sf_expr *e, struct sf_buf *out)
 void sf_expr_print(const sf_api *api, const sf_expr *e, sf_expr_leaf_fn leaf, void *ctx,
                    struct sf_buf *out);
 
+/* The symbol under which a build provides a `reads` function or the value
+ * of a constant parameter ("reads:NAME", "=EXPR"): what `seqfuzz embed`
+ * generates and the executor resolves. */
+const char *sf_generated_symbol(const sf_func *f, const sf_param *constant, char *buf,
+                                size_t buflen);
 /* Does v satisfy p's precondition (range and exclusions)? v holds the value
  * in the low sf_kind_size(p->kind) bytes, sign-extended for signed kinds. */
 bool sf_param_accepts(const sf_param *p, uint64_t v);

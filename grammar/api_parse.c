@@ -191,6 +191,10 @@ static const struct {
     {"bool32", SF_BOOL, "int"},
     {"memfile", SF_U8, "FILE *"},
     {"memfd", SF_U8, "int"},
+    /* A pointer the grammar never looks into: a constant parameter's type
+     * (`pointer xDel = "SQLITE_TRANSIENT"`, NULL when no value is given), a
+     * callback's context argument. */
+    {"pointer", SF_U64, "void *"},
 };
 
 unsigned sf_kind_size(sf_kind k) {
@@ -275,7 +279,8 @@ int32_t sf_api_find_func(const sf_api *api, const char *name) {
 }
 
 int32_t sf_func_state_observer(const sf_func *f) {
-  if (!(f->flags & SF_F_OBSERVER)) return -1;
+  /* One with preconditions may not be called on every value. */
+  if (!(f->flags & SF_F_OBSERVER) || f->nrequires) return -1;
   int32_t handle = -1, inputs = 0;
   for (uint32_t j = 0; j < f->nparams; j++) {
     if (!sf_param_is_input(&f->params[j])) continue;
@@ -469,6 +474,14 @@ static bool lookup_type(parser *ps, const sf_tok *t, sf_kind *kind, uint32_t *in
       return true;
     }
   }
+  for (uint32_t i = 0; i < ps->api->ncallbacks; i++) {
+    if (name_is(ps->api->callbacks[i].name, t)) {
+      *kind = SF_BUFFER; /* its script */
+      *index = i;
+      *ctype = ps->api->callbacks[i].ret.ctype; /* replaced by the pointer type */
+      return true;
+    }
+  }
   return false;
 }
 
@@ -491,7 +504,9 @@ typedef struct type_spec {
   bool is_const;
   bool is_bytes;
   bool is_void;
-  char shape; /* 'b' bool32, 'f' memfile, 'd' memfd, 'p' printf, else 0 */
+  /* 'b' bool32, 'f' memfile, 'd' memfd, 'p' printf, 'P' pointer, 'c' a
+   * callback, else 0 */
+  char shape;
 } type_spec;
 
 static bool parse_type(parser *ps, type_spec *ts) {
@@ -514,6 +529,8 @@ static bool parse_type(parser *ps, type_spec *ts) {
               : sf_tok_is(&ps->tok, "memfile") ? 'f'
               : sf_tok_is(&ps->tok, "memfd")   ? 'd'
               : sf_tok_is(&ps->tok, "printf")  ? 'p'
+              : sf_tok_is(&ps->tok, "pointer") ? 'P'
+              : ts->kind == SF_BUFFER          ? 'c'
                                                : 0;
   next(ps);
   while (accept(ps, "*"))
@@ -595,6 +612,18 @@ typedef struct param_extra {
   bool has_cons;
 } param_extra;
 
+/* The C type of a pointer to a callback: "int (*)(void *, size_t)". */
+static char *callback_ctype(const sf_callback *cb) {
+  sf_buf b = {0};
+  int rc = sf_buf_printf(&b, "%s (*)(", cb->ret.ctype);
+  for (uint32_t i = 0; i < cb->nparams; i++)
+    rc |= sf_buf_printf(&b, "%s%s", i ? ", " : "", cb->params[i].ctype);
+  rc |= sf_buf_printf(&b, "%s)", cb->nparams ? "" : "void");
+  char *s = rc ? NULL : sf_buf_cstr(&b);
+  if (!s) sf_buf_free(&b);
+  return s;
+}
+
 static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
   uint32_t quals = 0;
   bool nonnull = false;
@@ -629,6 +658,36 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
     if (f->params[i].name && strcmp(f->params[i].name, p->name) == 0)
       return fail(ps, ps->tok.line, ps->tok.col, "duplicate parameter '%s'", p->name);
 
+  if (ts.shape == 'c') { /* a callback: its mock's script is the value */
+    if ((quals & ~SF_P_NULLABLE) || ts.stars)
+      return fail_at(ps, &ts.at, "a callback is written 'CALLBACK name' (nullable allowed)");
+    p->elem = SF_U8;
+    p->flags |= SF_P_CALLBACK;
+    p->ctype = callback_ctype(&ps->api->callbacks[ts.index]);
+    if (!p->ctype) return oom(ps);
+    kind_bounds(SF_U64, &p->lo, &p->hi);
+    return true;
+  }
+  if (ts.shape == 'P' || accept(ps, "=")) { /* a constant the build computes */
+    sf_tok at = ps->tok;
+    if (quals || ts.stars || ts.shape == 'p' || ts.shape == 'f' || ts.shape == 'd' ||
+        ts.is_bytes || !(sf_kind_is_int(ts.kind) || ts.kind == SF_STRING || ts.kind == SF_BOOL))
+      return fail_at(ps, &ts.at,
+                     "a constant is a number, a string or a pointer, with no qualifier");
+    if (ts.shape == 'P' && accept(ps, "=") && ps->tok.kind != SF_TOK_STRING)
+      return fail_at(ps, &ps->tok, "expected a C expression in quotes");
+    if (ps->tok.kind == SF_TOK_STRING) {
+      if (!expect_string(ps, (char **)&p->cexpr)) return false;
+      if (!p->cexpr[0] || strchr(p->cexpr, '\n')) return fail_at(ps, &at, "empty C expression");
+    } else if (ts.shape != 'P') {
+      return fail_at(ps, &at, "expected a C expression in quotes");
+    }
+    p->flags |= SF_P_CONST;
+    p->ctype = ts.kind == SF_STRING ? strdup("const char *") : strdup(ts.base_ctype);
+    if (!p->ctype) return oom(ps);
+    kind_bounds(p->kind, &p->lo, &p->hi);
+    return true;
+  }
   bool bracket = false;
   sf_tok bt = ps->tok;
   if (accept(ps, "[")) {
@@ -913,8 +972,7 @@ static sf_expr *parse_primary(parser *ps, expr_scope *sc) {
   if (t.kind == SF_TOK_INT || t.kind == SF_TOK_FLOAT) {
     sf_expr *e = new_expr(ps, t.kind == SF_TOK_INT ? SF_E_INT : SF_E_FLOAT);
     if (e) {
-      e->value = t.neg ? -(int64_t)t.u : (int64_t)t.u;
-      if (t.neg && t.u == (1ULL << 63)) e->value = INT64_MIN;
+      e->value = (int64_t)t.u; /* the lexer negated a negative literal already */
       e->fvalue = t.d;
     }
     next(ps);
@@ -1179,6 +1237,21 @@ static void resolve_expr(parser *ps, const expr_scope *sc, sf_expr *e) {
     resolve_expr(ps, sc, e->kids[k]);
   if (e->op != SF_E_CALL || e->index != UINT32_MAX) return;
   uint32_t line = (uint32_t)((uint64_t)e->value >> 32), col = (uint32_t)e->value;
+  for (uint32_t i = 0; i < ps->api->nstates; i++) {
+    const sf_state *st = &ps->api->states[i];
+    if (strcmp(st->name, e->str) != 0) continue;
+    int32_t h = e->nkids == 1 ? expr_handle(ps->api, sc, e->kids[0]) : -1;
+    if (h < 0 || !((uint32_t)h == st->handle || same_ctype(ps->api, (uint32_t)h, st->handle))) {
+      fail(ps, line, col, "state '%s' takes one %s", st->name, ps->api->handles[st->handle].name);
+      return;
+    }
+    free((char *)e->str);
+    e->str = NULL;
+    e->value = 0;
+    e->op = SF_E_STATE;
+    e->index = i;
+    return;
+  }
   int32_t fi = sf_api_find_func(ps->api, e->str);
   if (fi < 0) {
     fail(ps, line, col, "no function named '%s'", e->str);
@@ -1255,6 +1328,8 @@ static char expr_kind(parser *ps, const expr_scope *sc, const sf_expr *e) {
     if (e->index >= ps->api->nfuncs) return 0;
     p = &ps->api->funcs[e->index].ret;
     break;
+  case SF_E_STATE:
+    return 'n';
   case SF_E_OLD:
     return a;
   case SF_E_NOT:
@@ -1291,6 +1366,11 @@ static void resolve_contracts(parser *ps) {
       int before = ps->nerrors;
       resolve_expr(ps, &sc, ps->api->funcs[i].ensures[k].expr);
       if (ps->nerrors == before) expr_kind(ps, &sc, ps->api->funcs[i].ensures[k].expr);
+    }
+    for (uint32_t k = 0; k < ps->api->funcs[i].nsets; k++) {
+      int before = ps->nerrors;
+      resolve_expr(ps, &sc, ps->api->funcs[i].sets[k].value.expr);
+      if (ps->nerrors == before) expr_kind(ps, &sc, ps->api->funcs[i].sets[k].value.expr);
     }
     sc.pre = true;
     for (uint32_t k = 0; k < ps->api->funcs[i].nrequires; k++) {
@@ -1428,6 +1508,221 @@ static bool borrowed_handle_param(parser *ps, sf_func *f, int32_t *out, const ch
   return true;
 }
 
+static bool is_param_name(const sf_func *f, const sf_tok *t) {
+  for (uint32_t j = 0; j < f->nparams; j++)
+    if (name_is(f->params[j].name, t)) return true;
+  return false;
+}
+
+/* `sets NAME(p) = EXPR` (api.h: sf_set). */
+static bool parse_sets(parser *ps, sf_func *f, const sf_tok *at) {
+  int32_t st = -1;
+  for (uint32_t i = 0; i < ps->api->nstates; i++)
+    if (name_is(ps->api->states[i].name, &ps->tok)) st = (int32_t)i;
+  if (st < 0) return fail_at(ps, &ps->tok, "expected a state declared before ('state T name(H *h);')");
+  next(ps);
+  sf_set *set = push(&f->sets, &f->nsets, sizeof *set);
+  if (!set) return oom(ps);
+  set->state = (uint32_t)st;
+  int32_t pi = -1;
+  if (!expect(ps, "(")) return false;
+  sf_tok n = ps->tok;
+  for (uint32_t j = 0; j < f->nparams && n.kind == SF_TOK_IDENT; j++)
+    if (name_is(f->params[j].name, &n)) pi = (int32_t)j;
+  if (pi < 0 || f->params[pi].kind != SF_HANDLE || (f->params[pi].flags & SF_P_OUT) ||
+      f->params[pi].type_index != ps->api->states[st].handle)
+    return fail_at(ps, &n, "expected an input parameter of the state's handle type");
+  set->param = (uint32_t)pi;
+  next(ps);
+  if (!expect(ps, ")") || !expect(ps, "=")) return false;
+  expr_scope sc = {.f = f};
+  (void)at;
+  return parse_contract(ps, &sc, &set->value);
+}
+
+/* `state T NAME(H *h);` (api.h: sf_state). */
+static bool parse_state(parser *ps) {
+  type_spec ts;
+  if (!parse_type(ps, &ts)) return false;
+  if (!check_new_name(ps)) return false;
+  sf_state *st = push(&ps->api->states, &ps->api->nstates, sizeof *st);
+  if (!st) return oom(ps);
+  st->line = ps->tok.line;
+  st->ret.len_param = st->ret.len_of = -1;
+  st->ret.kind = ts.kind;
+  st->ret.type_index = ts.index;
+  if (ts.stars || ts.shape ||
+      !(sf_kind_is_int(ts.kind) || ts.kind == SF_BOOL || ts.kind == SF_ENUM))
+    return fail_at(ps, &ts.at, "a state is a number, a bool or an enum");
+  if (!(st->ret.ctype = strdup(ts.base_ctype))) return oom(ps);
+  if (!expect_ident(ps, "a state name", (char **)&st->name) || !expect(ps, "(")) return false;
+  type_spec hs;
+  if (!parse_type(ps, &hs)) return false;
+  if (hs.kind != SF_HANDLE || hs.stars != 1)
+    return fail_at(ps, &hs.at, "a state belongs to a handle: 'state T name(H *h)'");
+  st->handle = hs.index;
+  char *pname = NULL;
+  if (!expect_ident(ps, "a parameter name", &pname)) return false;
+  free(pname);
+  return expect(ps, ")") && expect(ps, ";");
+}
+
+/* `reads P->a.b`: f returns a member of its only parameter, a handle. */
+static bool parse_reads(parser *ps, sf_func *f, const sf_tok *at) {
+  if (f->reads) return fail_at(ps, at, "reads given twice");
+  if (f->nparams != 1 || f->params[0].kind != SF_HANDLE || (f->params[0].flags & SF_P_OUT))
+    return fail_at(ps, at, "a field read takes exactly one handle parameter");
+  if (!(sf_kind_is_int(f->ret.kind) || f->ret.kind == SF_BOOL || f->ret.kind == SF_ENUM ||
+        f->ret.kind == SF_FLAGS || f->ret.kind == SF_F32 || f->ret.kind == SF_F64))
+    return fail_at(ps, at, "a field read returns a number, a bool or an enum");
+  if (!name_is(f->params[0].name, &ps->tok))
+    return fail_at(ps, &ps->tok, "expected the parameter's name, then '->' and a member");
+  next(ps);
+  sf_buf path = {0};
+  bool ok = true;
+  while (ok && (sf_tok_is(&ps->tok, "->") || sf_tok_is(&ps->tok, "."))) {
+    ok = !sf_buf_printf(&path, "%s", ps->tok.punct);
+    next(ps);
+    if (ps->tok.kind != SF_TOK_IDENT) {
+      sf_buf_free(&path);
+      return fail_at(ps, &ps->tok, "expected a member name");
+    }
+    ok = ok && !sf_buf_printf(&path, "%.*s", (int)ps->tok.len, ps->tok.start);
+    next(ps);
+  }
+  if (!path.len || path.data[0] != '-') {
+    sf_buf_free(&path);
+    return fail_at(ps, at, "write 'reads p->member' (the handle is a pointer)");
+  }
+  f->reads = ok ? sf_buf_cstr(&path) : NULL;
+  if (!f->reads) {
+    sf_buf_free(&path);
+    return oom(ps);
+  }
+  return true;
+}
+
+/* `callback RET NAME(PARAMS) [returns (in [lo, hi] | count)] [default K];`
+ * (api.h: sf_callback). Parameters: numbers, strings, pointers and handles
+ * are only passed; `out T *n` numbers and `out bytes b[n]` / `out bytes *b`
+ * chunks are what the mock writes. */
+static bool parse_callback(parser *ps) {
+  sf_api *api = ps->api;
+  type_spec rt;
+  if (!parse_type(ps, &rt)) return false;
+  if (!check_new_name(ps)) return false;
+  sf_callback *cb = push(&api->callbacks, &api->ncallbacks, sizeof *cb);
+  if (!cb) return oom(ps);
+  cb->line = ps->tok.line;
+  cb->ret.len_param = cb->ret.len_of = -1;
+  cb->ret.kind = rt.kind;
+  if (!(rt.is_void || sf_kind_is_int(rt.kind) || rt.kind == SF_BOOL) || rt.stars || rt.shape)
+    return fail_at(ps, &rt.at, "a callback returns void or an integer");
+  cb->ret.ctype = strdup(rt.base_ctype);
+  if (!cb->ret.ctype) return oom(ps);
+  kind_bounds(rt.kind, &cb->ret.lo, &cb->ret.hi);
+  if (!expect_ident(ps, "a callback name", (char **)&cb->name) || !expect(ps, "(")) return false;
+  sf_tok lens[64];
+  if (sf_tok_is(&ps->tok, "void")) {
+    next(ps);
+  } else if (!sf_tok_is(&ps->tok, ")")) {
+    do {
+      if (cb->nparams == 64) return fail_at(ps, &ps->tok, "too many parameters (at most 64)");
+      sf_param *p = push(&cb->params, &cb->nparams, sizeof *p);
+      if (!p) return oom(ps);
+      p->len_param = p->len_of = -1;
+      bool out = accept(ps, "out");
+      type_spec ts;
+      if (!parse_type(ps, &ts)) return false;
+      bool ptr = ts.shape == 'P' || (ts.is_void && ts.stars == 1);
+      if (!ptr && (ts.is_void || ts.shape == 'p' || ts.shape == 'c' || ts.shape == 'f' || ts.shape == 'd'))
+        return fail_at(ps, &ts.at, "a callback parameter is a number, string, pointer or handle");
+      p->kind = ptr ? SF_U64 : ts.kind;
+      p->type_index = ts.index;
+      p->flags = out ? SF_P_OUT : 0;
+      if (!expect_ident(ps, "a parameter name", (char **)&p->name)) return false;
+      lens[cb->nparams - 1].len = 0;
+      if (ptr) {
+        if (out || ts.stars > 1) return fail_at(ps, &ts.at, "a pointer is only passed");
+        p->ctype = strdup("void *");
+      } else if (out && ts.is_bytes) { /* a chunk: b[n] (n a parameter) or *b */
+        p->kind = SF_BUFFER;
+        p->elem = SF_U8;
+        if (ts.stars == 1 && !sf_tok_is(&ps->tok, "[")) {
+          p->ctype = strdup("unsigned char **");
+        } else if (!ts.stars && accept(ps, "[") && ps->tok.kind == SF_TOK_IDENT) {
+          lens[cb->nparams - 1] = ps->tok;
+          next(ps);
+          if (!expect(ps, "]")) return false;
+          p->ctype = strdup("unsigned char *");
+        } else {
+          return fail_at(ps, &ts.at, "a chunk is 'out bytes b[n]' (n a parameter) or 'out bytes *b'");
+        }
+      } else if (out) {
+        if (!(sf_kind_is_int(ts.kind) || ts.kind == SF_BOOL) || ts.stars != 1 || ts.shape)
+          return fail_at(ps, &ts.at, "a callback writes 'out T *n' numbers and 'out bytes' chunks");
+        p->ctype = make_ctype(ts.base_ctype, 1, false);
+        if (accept(ps, "count")) p->flags |= SF_P_LENGTH; /* receives the chunk's length */
+      } else if (ts.kind == SF_HANDLE) {
+        if (ts.stars != 1) return fail_at(ps, &ts.at, "a handle is passed as 'T *name'");
+        p->ctype = make_ctype(ts.base_ctype, 1, false);
+      } else if (ts.kind == SF_STRING || (ts.kind == SF_I8 && ts.stars == 1)) {
+        p->kind = SF_STRING;
+        p->ctype = strdup("const char *");
+      } else {
+        if (ts.stars || ts.is_bytes)
+          return fail_at(ps, &ts.at, "a callback parameter is a number, string, pointer or handle");
+        p->ctype = strdup(ts.base_ctype);
+      }
+      if (!p->ctype) return oom(ps);
+    } while (accept(ps, ","));
+  }
+  if (!expect(ps, ")")) return false;
+  bool chunk = false, counted = false;
+  for (uint32_t i = 0; i < cb->nparams; i++) {
+    if (cb->params[i].kind == SF_BUFFER && chunk)
+      return fail(ps, cb->line, 1, "a callback hands out at most one chunk");
+    chunk |= cb->params[i].kind == SF_BUFFER;
+    counted |= (cb->params[i].flags & SF_P_LENGTH) != 0;
+  }
+  if (counted && !chunk) return fail(ps, cb->line, 1, "a 'count' needs an 'out bytes' chunk");
+  for (uint32_t i = 0; i < cb->nparams; i++) { /* bind chunks to their sizes */
+    if (!lens[i].len) continue;
+    for (uint32_t j = 0; j < cb->nparams; j++)
+      if (name_is(cb->params[j].name, &lens[i]) && sf_kind_is_int(cb->params[j].kind) &&
+          !(cb->params[j].flags & SF_P_OUT))
+        cb->params[i].len_param = (int32_t)j;
+    if (cb->params[i].len_param < 0)
+      return fail(ps, lens[i].line, lens[i].col, "no integer parameter named '%.*s'",
+                  (int)lens[i].len, lens[i].start);
+  }
+  bool has_default = false;
+  for (;;) {
+    sf_tok at = ps->tok;
+    if (accept(ps, "returns")) {
+      if (rt.is_void) return fail_at(ps, &at, "a void callback returns nothing");
+      if (accept(ps, "count")) {
+        if (!chunk) return fail_at(ps, &at, "'returns count' needs an 'out bytes' chunk");
+        cb->ret_is_count = true;
+      } else if (!sf_tok_is(&ps->tok, "in")) {
+        return fail_at(ps, &ps->tok, "expected 'in [lo, hi]' or 'count'");
+      } else if (!parse_constraints(ps, &cb->ret)) {
+        return false;
+      }
+    } else if (accept(ps, "default")) {
+      if (rt.is_void) return fail_at(ps, &at, "a void callback returns nothing");
+      if (!parse_int_value(ps, &cb->ret_default)) return false;
+      has_default = true;
+    } else {
+      break;
+    }
+  }
+  if (has_default && !sf_param_accepts(&cb->ret, cb->ret_default))
+    return fail_at(ps, &ps->tok, "the default is outside the callback's range");
+  if (!has_default) cb->ret_default = sf_param_accepts(&cb->ret, 0) ? 0 : cb->ret.lo;
+  return expect(ps, ";");
+}
+
 static bool parse_func(parser *ps) {
   sf_api *api = ps->api;
   type_spec rt;
@@ -1439,7 +1734,7 @@ static bool parse_func(parser *ps) {
   sf_func *f = push(&api->funcs, &api->nfuncs, sizeof *f);
   if (!f) return oom(ps);
   f->owner_param = -1;
-  f->depends_param = -1;
+  f->depends_param = f->rebind_param = f->rebind_to = -1;
   f->inverse_of = -1;
   f->line = ps->tok.line;
   f->ret.len_param = f->ret.len_of = -1;
@@ -1482,7 +1777,8 @@ static bool parse_func(parser *ps) {
   /* Bind buffers to their length parameters. */
   for (uint32_t i = 0; i < f->nparams; i++) {
     sf_param *p = &f->params[i];
-    if (p->kind != SF_BUFFER || (p->flags & (SF_P_MEMFILE | SF_P_MEMFD))) continue;
+    if (p->kind != SF_BUFFER || (p->flags & (SF_P_MEMFILE | SF_P_MEMFD | SF_P_CALLBACK)))
+      continue;
     const sf_tok *ln = &extras[i].len_name;
     int32_t li = -1;
     for (uint32_t j = 0; j < f->nparams; j++)
@@ -1572,6 +1868,20 @@ static bool parse_func(parser *ps) {
                                  "what a result depends on must be a borrowed handle parameter"))
         return false;
       if (f->ret.kind != SF_HANDLE) return fail_at(ps, &at, "depends_on needs a handle result");
+    } else if (accept(ps, "reads")) {
+      if (!parse_reads(ps, f, &at)) return false;
+    } else if (accept(ps, "sets")) {
+      if (!parse_sets(ps, f, &at)) return false;
+    } else if (ps->tok.kind == SF_TOK_IDENT && f->rebind_param < 0 && is_param_name(f, &ps->tok)) {
+      /* `P depends_on Q` */
+      if (!borrowed_handle_param(ps, f, &f->rebind_param,
+                                 "what depends on another must be a borrowed handle parameter") ||
+          !expect(ps, "depends_on") ||
+          !borrowed_handle_param(ps, f, &f->rebind_to,
+                                 "what a handle depends on must be a borrowed handle parameter"))
+        return false;
+      if (f->rebind_param == f->rebind_to)
+        return fail_at(ps, &at, "a handle cannot depend on itself");
     } else if (accept(ps, "nondeterministic")) {
       f->flags |= SF_F_NONDETERMINISTIC;
     } else if (accept(ps, "observer")) {
@@ -1634,10 +1944,12 @@ static bool parse_statement(parser *ps) {
   if (accept(ps, "dict")) return parse_dict(ps);
   if (accept(ps, "func")) return parse_func(ps);
   if (accept(ps, "invariant")) return parse_invariant(ps);
+  if (accept(ps, "callback")) return parse_callback(ps);
+  if (accept(ps, "state")) return parse_state(ps);
   if (accept(ps, "differential")) return parse_differential(ps);
   return fail_at(ps, &t,
                  "expected a declaration (api, header, library, handle, default, enum, "
-                 "flags, dict, func, invariant or differential)");
+                 "flags, dict, callback, state, func, invariant or differential)");
 }
 
 static void resolve_pending(parser *ps) {
@@ -1729,15 +2041,34 @@ static uint32_t fingerprint(const sf_api *api) {
       h = sf_hash_mix(h, f->invalidated_by[j]);
     /* Mixed in only when set, so that older grammars keep their fingerprint. */
     if (f->depends_param >= 0) h = sf_hash_mix(h ^ 0xdeb, (uint64_t)f->depends_param);
+    if (f->rebind_param >= 0)
+      h = sf_hash_mix(h ^ 0xdec, (uint64_t)f->rebind_param << 8 | (uint64_t)f->rebind_to);
+  }
+  /* A callback's script is read by its shape. */
+  for (uint32_t i = 0; i < api->ncallbacks; i++) {
+    const sf_callback *cb = &api->callbacks[i];
+    h = sf_hash_mix(fp_param(h ^ 0xcb, &cb->ret), cb->ret_default + 2 * cb->ret_is_count);
+    for (uint32_t j = 0; j < cb->nparams; j++)
+      h = fp_param(h, &cb->params[j]);
   }
   return (uint32_t)(h ^ (h >> 32));
 }
 
 /* ---- entry points ------------------------------------------------------- */
 
+const char *sf_generated_symbol(const sf_func *f, const sf_param *constant, char *buf,
+                                size_t buflen) {
+  if (constant)
+    snprintf(buf, buflen, "=%s", constant->cexpr ? constant->cexpr : "0");
+  else
+    snprintf(buf, buflen, "reads:%s", f->name);
+  return buf;
+}
+
 static void free_param(sf_param *p) {
   free((char *)p->name);
   free((char *)p->ctype);
+  free((char *)p->cexpr);
 }
 
 void sf_api_free(sf_api *api) {
@@ -1783,6 +2114,12 @@ void sf_api_free(sf_api *api) {
       free((char *)f->requires[k].text);
     }
     free(f->requires);
+    for (uint32_t k = 0; k < f->nsets; k++) {
+      expr_free(f->sets[k].value.expr);
+      free((char *)f->sets[k].value.text);
+    }
+    free(f->sets);
+    free((char *)f->reads);
   }
   free(api->funcs);
   for (uint32_t i = 0; i < api->ninvariants; i++) {
@@ -1791,6 +2128,20 @@ void sf_api_free(sf_api *api) {
     free((char *)api->invariants[i].var);
   }
   free(api->invariants);
+  for (uint32_t i = 0; i < api->ncallbacks; i++) {
+    sf_callback *cb = &api->callbacks[i];
+    free((char *)cb->name);
+    free_param(&cb->ret);
+    for (uint32_t j = 0; j < cb->nparams; j++)
+      free_param(&cb->params[j]);
+    free(cb->params);
+  }
+  free(api->callbacks);
+  for (uint32_t i = 0; i < api->nstates; i++) {
+    free((char *)api->states[i].name);
+    free_param(&api->states[i].ret);
+  }
+  free(api->states);
   if (api->diff) {
     for (uint32_t i = 0; i < api->nfuncs; i++)
       free((char *)api->diff->symbol[i]);

@@ -101,7 +101,8 @@ const char *sf_run_status_name(sf_run_status st) {
 }
 
 static ffi_type *ffi_of(const sf_api *api, const sf_param *p) {
-  if (p->flags & (SF_P_OUT | SF_P_INOUT | SF_P_MEMFILE)) return &ffi_type_pointer;
+  if (p->flags & (SF_P_OUT | SF_P_INOUT | SF_P_MEMFILE | SF_P_CALLBACK)) return &ffi_type_pointer;
+  if (p->ctype && strchr(p->ctype, '*')) return &ffi_type_pointer;
   if (p->flags & (SF_P_MEMFD | SF_P_INT_BOOL)) return &ffi_type_sint32;
   sf_kind k = p->kind;
   if (k == SF_ENUM || k == SF_FLAGS) k = api->enums[p->type_index].base;
@@ -135,6 +136,142 @@ static ffi_type *ffi_of(const sf_api *api, const sf_param *p) {
   }
 }
 
+/* Where the build keeps the value of each constant parameter of function
+ * fi (cmd_embed.c generates them). Nonzero, with a message, if one is
+ * missing. */
+static int resolve_constants(sf_exec *x, uint32_t fi, sf_resolve_fn resolve, void *ctx,
+                             char *err, size_t errlen) {
+  const sf_func *f = &x->api->funcs[fi];
+  for (uint32_t j = 0; j < f->nparams; j++) {
+    if (!(f->params[j].flags & SF_P_CONST) || !f->params[j].cexpr) continue;
+    prepared *pf = &x->funcs[fi];
+    if (!pf->constp && !(pf->constp = calloc(f->nparams, sizeof *pf->constp))) return -1;
+    char sym[600];
+    const char *name = sf_generated_symbol(f, &f->params[j], sym, sizeof sym);
+    if (!(pf->constp[j] = resolve(ctx, name))) {
+      if (err && errlen)
+        snprintf(err, errlen, "%s: constant %s of parameter '%s' needs the embedded build", f->name,
+                 f->params[j].cexpr, f->params[j].name);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* The value of constant parameter i of function fi: the build's, or a null
+ * pointer without one. */
+static void const_slot(const sf_exec *x, uint32_t fi, uint32_t i, slot *out) {
+  const sf_param *p = &x->api->funcs[fi].params[i];
+  const void *src = x->funcs[fi].constp ? x->funcs[fi].constp[i] : NULL;
+  if (src)
+    memcpy(out, src, ffi_of(x->api, p) == &ffi_type_pointer ? sizeof(void *) : sf_kind_size(p->kind));
+}
+
+/* ---- mocks ----------------------------------------------------------------
+ * A callback argument is a mock: a libffi closure whose answers come from the
+ * script in the sequence (api.h: sf_callback says how it is read). */
+
+static int prepare_callbacks(sf_exec *x) {
+  const sf_api *api = x->api;
+  if (!api->ncallbacks) return 0;
+  x->cb_cif = calloc(api->ncallbacks, sizeof *x->cb_cif);
+  x->cb_argtypes = calloc((size_t)api->ncallbacks * 64, sizeof *x->cb_argtypes);
+  if (!x->cb_cif || !x->cb_argtypes) return -1;
+  for (uint32_t c = 0; c < api->ncallbacks; c++) {
+    const sf_callback *cb = &api->callbacks[c];
+    ffi_type **types = &x->cb_argtypes[(size_t)c * 64];
+    for (uint32_t j = 0; j < cb->nparams; j++)
+      types[j] = ffi_of(api, &cb->params[j]);
+    if (ffi_prep_cif(&x->cb_cif[c], FFI_DEFAULT_ABI, cb->nparams, ffi_of(api, &cb->ret), types) !=
+        FFI_OK)
+      return -1;
+  }
+  return 0;
+}
+
+/* The next n bytes of the script (little endian), 0 past its end. */
+static uint64_t mock_take(sf_mock *m, unsigned n) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n && m->pos < m->len; i++)
+    v |= (uint64_t)m->script[m->pos++] << (8 * i);
+  return v;
+}
+
+static void mock_entry(ffi_cif *cif, void *ret, void **args, void *user) {
+  sf_mock *m = user;
+  const sf_callback *cb = m->cb;
+  uint64_t chunk = 0;
+  (void)cif;
+  m->calls++;
+  for (uint32_t i = 0; i < cb->nparams; i++) { /* the chunk */
+    const sf_param *p = &cb->params[i];
+    if (!(p->flags & SF_P_OUT) || p->kind != SF_BUFFER) continue;
+    void *dst = *(void **)args[i];
+    uint64_t n = mock_take(m, 1);
+    if (n > m->len - m->pos) n = m->len - m->pos;
+    const uint8_t *bytes = m->script + m->pos;
+    m->pos += (uint32_t)n;
+    if (p->len_param >= 0) { /* copied into the caller's buffer, at most its size */
+      uint64_t cap = 0;
+      memcpy(&cap, args[p->len_param], sf_kind_size(cb->params[p->len_param].kind));
+      cap = sf_exec_widen(cb->params[p->len_param].kind, cap);
+      if (n > cap) n = cap;
+      if (dst && n) memcpy(dst, bytes, n);
+    } else if (dst) { /* `*b` points at the bytes */
+      *(const uint8_t **)dst = bytes;
+    }
+    chunk = n;
+  }
+  for (uint32_t i = 0; i < cb->nparams; i++) { /* the out numbers */
+    const sf_param *p = &cb->params[i];
+    if (!(p->flags & SF_P_OUT) || p->kind == SF_BUFFER) continue;
+    void *dst = *(void **)args[i];
+    uint64_t v = (p->flags & SF_P_LENGTH) ? chunk : mock_take(m, sf_kind_size(p->kind));
+    if (dst) memcpy(dst, &v, sf_kind_size(p->kind));
+  }
+  if (cb->ret.kind == SF_VOID) return;
+  unsigned size = sf_kind_size(cb->ret.kind);
+  uint64_t v = cb->ret_default;
+  if (cb->ret_is_count) {
+    v = chunk;
+  } else if (m->pos + size <= m->len) {
+    v = sf_exec_widen(cb->ret.kind, mock_take(m, size));
+    if (!sf_param_accepts(&cb->ret, v)) v = cb->ret_default;
+  } else {
+    m->pos = m->len;
+  }
+  /* libffi: an integral result narrower than a register is written whole */
+  if (sf_kind_is_signed(cb->ret.kind))
+    *(ffi_sarg *)ret = (ffi_sarg)(int64_t)v;
+  else
+    *(ffi_arg *)ret = (ffi_arg)v;
+}
+
+/* A mock for callback type cb answering from script[0..len-1] (kept until
+ * cleanup), or NULL when the pool is full. */
+static void *mock_new(sf_exec *x, uint32_t cbi, const uint8_t *script, uint32_t len) {
+  if (x->nmocks == SF_MAX_MOCKS) return NULL;
+  sf_mock *m = &x->mocks[x->nmocks];
+  if (!m->closure && !(m->closure = ffi_closure_alloc(sizeof(ffi_closure), &m->code))) return NULL;
+  if (m->cb != &x->api->callbacks[cbi]) {
+    if (ffi_prep_closure_loc(m->closure, &x->cb_cif[cbi], mock_entry, m, m->code) != FFI_OK)
+      return NULL;
+    m->cb = &x->api->callbacks[cbi];
+  }
+  m->script = script;
+  m->len = len;
+  m->pos = m->calls = 0;
+  x->nmocks++;
+  return m->code;
+}
+
+/* After a run: a library that calls a mock later gets its defaults. */
+static void mocks_reset(sf_exec *x) {
+  for (uint32_t i = 0; i < x->nmocks; i++)
+    x->mocks[i].script = NULL, x->mocks[i].len = x->mocks[i].pos = 0;
+  x->nmocks = 0;
+}
+
 sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *err,
                      size_t errlen) {
   sf_exec *x = calloc(1, sizeof *x);
@@ -148,10 +285,14 @@ sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *
   for (uint32_t i = 0; i < api->nfuncs; i++) {
     const sf_func *f = &api->funcs[i];
     prepared *pf = &x->funcs[i];
-    void *fn = resolve(ctx, f->name);
+    char sym[600];
+    const char *name = f->reads ? sf_generated_symbol(f, NULL, sym, sizeof sym) : f->name;
+    void *fn = resolve(ctx, name);
     memcpy(&pf->fn, &fn, sizeof fn); /* object pointer to function pointer (POSIX) */
-    if (!pf->fn) {
-      if (err && errlen) snprintf(err, errlen, "%s: symbol not found", f->name);
+    if (!pf->fn || resolve_constants(x, i, resolve, ctx, err, errlen)) {
+      if (!pf->fn && err && errlen)
+        snprintf(err, errlen, "%s: symbol not found%s", name,
+                 f->reads ? " (a field read needs the embedded build: seqfuzz embed)" : "");
       sf_exec_free(x);
       return NULL;
     }
@@ -173,6 +314,11 @@ sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *
       sf_exec_free(x);
       return NULL;
     }
+  }
+  if (prepare_callbacks(x)) {
+    if (err && errlen) snprintf(err, errlen, "libffi cannot prepare a callback");
+    sf_exec_free(x);
+    return NULL;
   }
   /* Sizes of the structs the caller allocates: the embedded build provides
    * "sizeof(C type)" as a symbol whose address is the size. */
@@ -221,7 +367,14 @@ void sf_exec_free(sf_exec *x) {
   free(x->nobservers);
   free(x->struct_size);
   free(x->files);
+  for (uint32_t i = 0; x->funcs && i < x->api->nfuncs; i++)
+    free(x->funcs[i].constp);
   free(x->funcs);
+  for (uint32_t i = 0; i < SF_MAX_MOCKS; i++)
+    if (x->mocks[i].closure) ffi_closure_free(x->mocks[i].closure);
+  free(x->cb_cif);
+  free(x->cb_argtypes);
+  free(x->states);
   sf_life_free(&x->life);
   free(x->ptrs);
   free(x->kept);
@@ -540,6 +693,22 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
       if (file_open(x, p, sf_seq_bytes(s, &a[i]), a[i].len, &slots[i], files, &nfiles)) ok = false;
       continue;
     }
+    if (p->flags & SF_P_CONST) {
+      const_slot(x, s->calls[ci].func, i, &slots[i]);
+      continue;
+    }
+    if (p->flags & SF_P_CALLBACK) { /* a mock; an empty script is NULL when nullable */
+      if (!a[i].len && (p->flags & SF_P_NULLABLE)) continue;
+      uint8_t *script = malloc(a[i].len ? a[i].len : 1);
+      if (!script || push_ptr(&x->kept, &x->nkept, &x->keptcap, script)) {
+        free(script);
+        ok = false;
+        continue;
+      }
+      if (a[i].len) memcpy(script, sf_seq_bytes(s, &a[i]), a[i].len);
+      if (!(slots[i].p = mock_new(x, p->type_index, script, a[i].len))) ok = false;
+      continue;
+    }
     switch (p->kind) {
     case SF_HANDLE:
       slots[i].p = a[i].bits == SF_NULL_REF ? NULL : x->ptrs[a[i].bits];
@@ -660,8 +829,11 @@ uint64_t sf_exec_call_raw(sf_exec *x, uint32_t fi, const uint64_t *inputs) {
   uint32_t in = 0;
   for (uint32_t i = 0; i < f->nparams; i++) {
     argp[i] = &slots[i];
+    slots[i].u = 0;
     if (f->params[i].flags & SF_P_OUT)
       slots[i].p = &outs[i];
+    else if (f->params[i].flags & SF_P_CONST)
+      const_slot(x, fi, i, &slots[i]);
     else
       slots[i].u = inputs[in++];
   }
@@ -734,16 +906,22 @@ static int mark_gone(sf_exec *x, uint32_t vid) {
 }
 
 static void cleanup(sf_exec *x) {
+  /* Dependents first (`depends_on`: one may have come before what it
+   * depends on), then the rest; each pass newest first. */
+  for (int pass = x->life.ndependent ? 0 : 1; pass < 2; pass++)
   for (uint32_t v = x->life.n; v-- > 0;) {
     if (!x->life.alive[v] || x->life.owner[v] != UINT32_MAX || !x->ptrs[v]) continue;
+    if (pass == 0 && x->life.dependee[v] == UINT32_MAX) continue;
     /* An alias of something already freed, unless each value is one
      * counted reference of its own. */
     bool counted = x->api->handles[x->life.htype[v]].refcounted;
     if (!counted && is_gone(x, x->ptrs[v])) continue;
     void *p = x->ptrs[v];
     call_destructor(x, v);
+    x->life.alive[v] = 0; /* not again in the second pass */
     if (!counted && !is_gone(x, p)) push_ptr(&x->gone, &x->ngone, &x->gonecap, p);
   }
+  mocks_reset(x);
   for (uint32_t i = 0; i < x->nkept; i++)
     free(x->kept[i]);
   x->nkept = 0;
@@ -777,6 +955,19 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
     }
     x->ptrs = p;
     x->nptrs = s->nvals;
+  }
+  if (x->api->nstates) { /* every value's states start at 0 */
+    size_t n = (size_t)s->nvals * x->api->nstates;
+    if (x->statecap < n) {
+      int64_t *st = realloc(x->states, n * sizeof *st);
+      if (!st) {
+        r.status = SF_RUN_OOM;
+        goto out;
+      }
+      x->states = st;
+      x->statecap = (uint32_t)n;
+    }
+    if (n) memset(x->states, 0, n * sizeof *x->states);
   }
   sf_call_outcome o;
   for (uint32_t ci = 0; ci < s->ncalls; ci++) {
@@ -814,6 +1005,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
       break;
     }
     r.calls_made++;
+    if (f->nsets) sf_oracle_apply_sets(x, s, &o);
     if (o.failed) {
       /* A failed destructor still consumed its handle, and so did a call
        * that steals; a struct allocated for an out value was never filled. */

@@ -22,7 +22,23 @@ typedef struct prepared {
   ffi_type *argtypes[64];
   ffi_type *rtype;
   bool variadic; /* ends with a printf format: prepared per call */
+  /* Where the build keeps each constant parameter's value (NULL: a null
+   * pointer); NULL when the function has none. */
+  const void **constp;
 } prepared;
+
+/* A mock standing in for one callback argument (api.h: sf_callback): a
+ * libffi closure that answers from its script. Closures are made once and
+ * reused by later runs. */
+#define SF_MAX_MOCKS 64
+typedef struct sf_mock {
+  ffi_closure *closure;
+  void *code; /* the function pointer handed to the library */
+  const sf_callback *cb;
+  const uint8_t *script; /* a `keep` copy: the library may call it until cleanup */
+  uint32_t len, pos;
+  uint32_t calls;
+} sf_mock;
 
 struct sf_exec {
   const sf_api *api;
@@ -59,6 +75,13 @@ struct sf_exec {
    * nothing more than before the oracles. */
   bool oracle_hooks;
   bool trace_state; /* sf_exec_trace_state */
+  ffi_cif *cb_cif; /* per callback type */
+  ffi_type **cb_argtypes; /* per callback type, 64 slots */
+  sf_mock mocks[SF_MAX_MOCKS];
+  uint32_t nmocks; /* used in this run */
+  /* `state`s: nstates per value id, 0 when the value is made. */
+  int64_t *states;
+  uint32_t statecap;
 };
 
 /* Call function fi with its input parameters' values in order (handles and
@@ -82,6 +105,8 @@ void sf_oracle_after_call(sf_exec *x, const sf_seq *s, const sf_call_outcome *o)
 void sf_oracle_before_cleanup(sf_exec *x, const sf_seq *s);
 void sf_oracle_after_run(sf_exec *x, const sf_seq *s);
 void sf_oracle_free(sf_exec *x);
+/* oracle.c: the `sets` of the call just made (o). */
+void sf_oracle_apply_sets(sf_exec *x, const sf_seq *s, const sf_call_outcome *o);
 /* oracle.c: do the `requires` of call ci hold? (false also when unknown) */
 bool sf_oracle_requires_hold(sf_exec *x, const sf_seq *s, uint32_t ci);
 

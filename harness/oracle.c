@@ -522,6 +522,14 @@ static oval eval(eval_env *env, const sf_expr *e) {
     return v;
   case SF_E_CALL:
     return call_observer(env, e);
+  case SF_E_STATE: {
+    oval h = eval(env, e->kids[0]);
+    if (!value_alive(env->x, &h)) return v; /* NULL or dead: unknown */
+    v.t = V_INT;
+    v.i = env->x->states[(size_t)h.vid * env->x->api->nstates + e->index];
+    note(env, e, &v);
+    return v;
+  }
   case SF_E_NOT:
   case SF_E_NEG: {
     oval a = eval(env, e->kids[0]);
@@ -635,6 +643,29 @@ static void check_contract(eval_env *env, const sf_contract *c, const char *kind
   report_tail(&rep, kind, func, which);
   sf_buf_free(&notes);
   report(env->x, &rep);
+}
+
+void sf_oracle_apply_sets(sf_exec *x, const sf_seq *s, const sf_call_outcome *o) {
+  struct sf_oracle *orc = oracle_get(x);
+  const sf_func *f = sf_seq_func(s, o->call);
+  const sf_arg *a = sf_seq_args(s, o->call);
+  int64_t value[64];
+  if (!orc) return;
+  /* Every value first, from the states before the call; then the stores. */
+  for (uint32_t k = 0; k < f->nsets && k < 64; k++) {
+    eval_env env = {x, s, o->call, o, f, 0, NULL, NULL, NULL};
+    oval r = eval(&env, f->sets[k].value.expr);
+    bool known;
+    bool t = truth(&r, &known);
+    value[k] = r.t == V_INT ? r.i : known ? t : 0; /* unknown: 0 */
+  }
+  for (uint32_t k = 0; k < f->nsets && k < 64; k++) {
+    uint64_t vid = a[f->sets[k].param].bits;
+    if (f->params[f->sets[k].param].flags & SF_P_OUT) continue; /* not made yet */
+    if (vid != SF_NULL_REF && vid < x->life.n)
+      x->states[vid * x->api->nstates + f->sets[k].state] = value[k];
+  }
+  free_strings(orc->tmp, &orc->ntmp);
 }
 
 bool sf_oracle_requires_hold(sf_exec *x, const sf_seq *s, uint32_t ci) {

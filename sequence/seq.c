@@ -338,6 +338,11 @@ int sf_life_apply(sf_life *l, uint32_t func, const sf_arg *args) {
   for (uint32_t i = 0; i < f->nparams; i++)
     if (f->params[i].kind == SF_HANDLE && (f->params[i].flags & SF_P_OUT))
       if (life_push(l, f->params[i].type_index, UINT32_MAX, func, UINT32_MAX)) return -1;
+  if (f->rebind_param >= 0 && args[f->rebind_param].bits != SF_NULL_REF &&
+      args[f->rebind_to].bits != SF_NULL_REF) { /* `P depends_on Q` */
+    l->dependee[args[f->rebind_param].bits] = (uint32_t)args[f->rebind_to].bits;
+    l->ndependent++;
+  }
   return 0;
 }
 
@@ -450,9 +455,9 @@ void sf_seq_canon_elems(sf_kind elem, uint8_t *d, uint32_t len) {
 }
 
 void sf_seq_buffer_bounds(const sf_func *f, const sf_param *p, uint64_t *lo, uint64_t *hi) {
-  if (p->len_param < 0) { /* a memfile or memfd: its contents */
+  if (p->len_param < 0) { /* a memfile or memfd: its contents; a mock's script */
     *lo = 0;
-    *hi = SF_MAX_FILE;
+    *hi = (p->flags & SF_P_CALLBACK) ? SF_MAX_SCRIPT : SF_MAX_FILE;
     return;
   }
   const sf_param *lp = &f->params[p->len_param];

@@ -12,9 +12,9 @@
 #include "seq_internal.h"
 
 /* Is parameter p written in a call's text? Not a length (derived from its
- * buffer) nor an out buffer (its size is its length argument). */
+ * buffer), a constant, nor an out buffer (its size is its length argument). */
 static bool written(const sf_param *p) {
-  return !(p->flags & SF_P_LENGTH) &&
+  return !(p->flags & (SF_P_LENGTH | SF_P_CONST)) &&
          !((p->flags & SF_P_OUT) && (p->kind == SF_BUFFER || p->kind == SF_ARRAY));
 }
 

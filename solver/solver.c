@@ -183,7 +183,7 @@ static uint32_t collect_vars(const sf_seq *w, uint32_t last, sf_var *vars) {
     const sf_arg *args = sf_seq_args(w, (uint32_t)c);
     for (uint32_t p = 0; p < f->nparams && n < MAX_VARS; p++) {
       const sf_param *pr = &f->params[p];
-      if (pr->flags & (SF_P_OUT | SF_P_LENGTH)) continue;
+      if (pr->flags & (SF_P_OUT | SF_P_LENGTH | SF_P_CONST)) continue;
       if (int_kind(pr->kind)) {
         sf_var *v = &vars[n++];
         memset(v, 0, sizeof *v);

@@ -1,7 +1,7 @@
 /* libyaml_glue.h: what libyaml.api cannot say about libyaml 0.2.5 (see the
- * comment at the top of libyaml.api): observers that read struct fields,
- * the read and write handlers (callbacks), the %YAML / %TAG directive
- * structs, the parse/scan loop, and the round trip's printer and parser.
+ * comment at the top of libyaml.api): observers that compute from struct
+ * fields (digests, a stage), the %YAML / %TAG directive structs, the
+ * parse/scan loop, and the round trip's printer and parser.
  * Everything else is called directly: the objects are `struct` handles the
  * harness allocates for the real initializers and frees after the real
  * *_delete.
@@ -15,10 +15,6 @@
 #include <yaml.h>
 
 /* ------------------------------------------------------------- observers */
-
-/* Whether a source is set: api.c asserts none is before setting one, and
- * reader.c that one is before reading. */
-static inline int glue_parser_has_input(yaml_parser_t *p) { return p->read_handler != NULL; }
 
 /* Which of scan and parse/load read from the parser (yaml.h: they must not
  * be alternated): 0 nothing yet; 1 the scanner produced tokens while the
@@ -34,11 +30,6 @@ static inline int glue_parser_stage(yaml_parser_t *p) {
   default: return 3;
   }
 }
-
-static inline yaml_encoding_t glue_parser_encoding(yaml_parser_t *p) { return p->encoding; }
-
-/* The parser's error state (yaml_error_type_t). */
-static inline int glue_parser_error(yaml_parser_t *p) { return (int)p->error; }
 
 /* A digest of a token, reading every string it carries. */
 static inline uint32_t glue_token_digest(yaml_token_t *t) {
@@ -110,77 +101,18 @@ static inline uint32_t glue_node_digest(yaml_node_t *n) {
   return h;
 }
 
-/* An output is set (api.c asserts none is before setting one; writer.c that
- * one is before writing). */
-static inline int glue_emitter_has_output(yaml_emitter_t *e) { return e->write_handler != NULL; }
-
-/* 0, 1 after yaml_emitter_open, 2 after yaml_emitter_close (dumper.c asserts
- * the emitter is not opened for open, and is opened for close). */
-static inline int glue_emitter_opened(yaml_emitter_t *e) { return e->opened + e->closed; }
-
-static inline yaml_encoding_t glue_emitter_encoding(yaml_emitter_t *e) { return e->encoding; }
-
-/* The emitter's error state (yaml_error_type_t). */
-static inline int glue_emitter_error(yaml_emitter_t *e) { return (int)e->error; }
-
-static int glue_write_handler(void *data, unsigned char *buffer, size_t size);
-
-/* A digest of what was written and how many bytes: glue_write_handler's
- * data, or the string output (yaml_emitter_set_output_string fills all of
- * output.string; yaml_emitter_set_output_file sets only output.file, which
- * shares its first field, so size_written stays NULL). */
+/* A digest of what was written to a string output and how many bytes
+ * (yaml_emitter_set_output_string fills all of output.string;
+ * yaml_emitter_set_output_file sets only output.file, which shares its first
+ * field, so size_written stays NULL, as with a handler of one's own). */
 static inline uint64_t glue_emitter_output(yaml_emitter_t *e) {
   uint64_t h = 0, n = 0;
-  if (e->write_handler == glue_write_handler) {
-    const uint64_t *w = (const uint64_t *)e->write_handler_data;
-    h = w[0];
-    n = w[1];
-  } else if (e->write_handler && e->output.string.size_written) {
+  if (e->write_handler && e->output.string.size_written) {
     n = *e->output.string.size_written;
     for (size_t i = 0; i < n && i < e->output.string.size; i++)
       h = h * 31 + e->output.string.buffer[i];
   }
   return (h << 32) ^ n;
-}
-
-/* ------------------------------------------------------------- callbacks */
-
-/* The yaml_read_handler_t of glue_parser_set_input; data: {position, end,
- * chunk}. At most `chunk` bytes a call, so the reader sees data arrive in
- * pieces; 0 at the end (EOF). */
-static int glue_read_handler(void *data, unsigned char *buffer, size_t size, size_t *size_read) {
-  uint64_t *r = (uint64_t *)data;
-  size_t n = (size_t)(r[1] - r[0]);
-  if (n > size) n = size;
-  if (n > r[2]) n = (size_t)r[2];
-  memcpy(buffer, (const unsigned char *)(uintptr_t)r[0], n);
-  r[0] += n;
-  *size_read = n;
-  return 1;
-}
-
-/* yaml_parser_set_input(parser, glue_read_handler, reader) on `input`. */
-static inline void glue_parser_set_input(yaml_parser_t *p, const unsigned char *input,
-                                         size_t size, uint8_t chunk, uint64_t *reader) {
-  reader[0] = (uintptr_t)input;
-  reader[1] = (uintptr_t)input + size;
-  reader[2] = chunk;
-  yaml_parser_set_input(p, glue_read_handler, reader);
-}
-
-/* The yaml_write_handler_t of glue_emitter_set_output; data: {digest, bytes
- * written}. Reads every byte and drops it. */
-static int glue_write_handler(void *data, unsigned char *buffer, size_t size) {
-  uint64_t *w = (uint64_t *)data;
-  for (size_t i = 0; i < size; i++) w[0] = (uint32_t)(w[0] * 31 + buffer[i]);
-  w[1] += size;
-  return 1;
-}
-
-/* yaml_emitter_set_output(emitter, glue_write_handler, writer). */
-static inline void glue_emitter_set_output(yaml_emitter_t *e, uint64_t *writer) {
-  writer[0] = writer[1] = 0;
-  yaml_emitter_set_output(e, glue_write_handler, writer);
 }
 
 /* ------------------------------------------------- directives, the loops */

@@ -10,137 +10,8 @@
 #include <string.h>
 
 /* ---------------------------------------------------------------------------
- * Match data bookkeeping.
- * pcre2api: "After running a match, you must not free a compiled pattern ...
- * until after all operations on the match data block (for that match) have
- * taken place", and "valid data is available in the match block only when the
- * error is PCRE2_ERROR_NOMATCH, PCRE2_ERROR_PARTIAL, or one of the error codes
- * for an invalid UTF string" (a fresh block holds no data at all). seqfuzz
- * cannot state either rule, so, like an application that remembers which
- * pattern each block was used with, the glue keeps a small table of live
- * blocks and the pattern each was last matched against, and puts a block in
- * the well-defined "no match" state (a match of the never-matching pattern
- * (*FAIL) against "") when it is created, when a match leaves no valid data,
- * and when its pattern is freed. Extraction functions are then always legal.
+ * Match data: what only a pointer into it or a T ** output can give.
  * ------------------------------------------------------------------------ */
-#define GLUE_MAX_MD 64
-static struct { pcre2_match_data *md; const pcre2_code *code; } glue_md[GLUE_MAX_MD];
-
-/* The (*FAIL) pattern: compiled once, lives for the whole process. */
-static const pcre2_code *glue_fail_code(void) {
-  static pcre2_code *fail;
-  int e;
-  PCRE2_SIZE o;
-  if (!fail) fail = pcre2_compile((PCRE2_SPTR) "(*FAIL)", 7, 0, &e, &o, NULL);
-  return fail;
-}
-
-/* Put md in the "no match" state (its pattern is then the (*FAIL) one). */
-static inline void glue_md_reset(pcre2_match_data *md) {
-  for (int i = 0; i < GLUE_MAX_MD; i++)
-    if (glue_md[i].md == md) glue_md[i].code = glue_fail_code();
-  pcre2_match(glue_fail_code(), (PCRE2_SPTR) "", 0, 0, 0, md, NULL);
-}
-
-/* Record a match call's outcome: keep the pattern if the block holds valid
- * data (a match or a partial match; a no-match only for pcre2_match, which is
- * the one that then stores its (*MARK) and result code: pcre2_dfa_match
- * returns NOMATCH without updating the block's result code: a library bug,
- * seeds/pcre2/bugs/dfa-nomatch-rc.seq). Anything else,
- * including invalid-UTF errors (the block keeps its old pattern pointer),
- * resets the block. */
-static inline int glue_md_note(pcre2_match_data *md, const pcre2_code *code, int rc,
-                               int nomatch_ok) {
-  if (!md) return rc;
-  if (rc >= 0 || rc == PCRE2_ERROR_PARTIAL || (nomatch_ok && rc == PCRE2_ERROR_NOMATCH)) {
-    for (int i = 0; i < GLUE_MAX_MD; i++)
-      if (glue_md[i].md == md) glue_md[i].code = code;
-  } else {
-    glue_md_reset(md);
-  }
-  return rc;
-}
-
-static inline pcre2_match_data *glue_md_register(pcre2_match_data *md) {
-  if (!md) return NULL;
-  for (int i = 0; i < GLUE_MAX_MD; i++)
-    if (!glue_md[i].md) {
-      glue_md[i].md = md;
-      glue_md_reset(md);
-      return md;
-    }
-  pcre2_match_data_free(md); /* table full: report a failed creation */
-  return NULL;
-}
-
-/* pcre2_match_data_create + registration (NULL on failure, as documented). */
-static inline pcre2_match_data *glue_match_data_create(uint32_t ovecsize,
-                                                       pcre2_general_context *g) {
-  return glue_md_register(pcre2_match_data_create(ovecsize, g));
-}
-
-/* pcre2_match_data_create_from_pattern + registration. */
-static inline pcre2_match_data *glue_match_data_create_from_pattern(const pcre2_code *c,
-                                                                    pcre2_general_context *g) {
-  return glue_md_register(pcre2_match_data_create_from_pattern(c, g));
-}
-
-/* Destructor: unregister, then pcre2_match_data_free. */
-static inline void glue_match_data_free(pcre2_match_data *md) {
-  for (int i = 0; i < GLUE_MAX_MD; i++)
-    if (glue_md[i].md == md) glue_md[i].md = NULL, glue_md[i].code = NULL;
-  pcre2_match_data_free(md);
-}
-
-/* Destructor of a compiled pattern: first detach every block that still
- * refers to it, then pcre2_code_free. */
-static inline void glue_code_free(pcre2_code *c) {
-  for (int i = 0; i < GLUE_MAX_MD; i++)
-    if (glue_md[i].md && glue_md[i].code == c) glue_md_reset(glue_md[i].md);
-  pcre2_code_free(c);
-}
-
-/* pcre2_match, pcre2_dfa_match, pcre2_jit_match with the bookkeeping above. */
-static inline int glue_match(const pcre2_code *c, const uint8_t *subj, size_t len, size_t start,
-                             uint32_t opts, pcre2_match_data *md, pcre2_match_context *mc) {
-  return glue_md_note(md, c, pcre2_match(c, subj, len, start, opts, md, mc), 1);
-}
-
-static inline int glue_jit_match(const pcre2_code *c, const uint8_t *subj, size_t len, size_t start,
-                                 uint32_t opts, pcre2_match_data *md, pcre2_match_context *mc) {
-  return glue_md_note(md, c, pcre2_jit_match(c, subj, len, start, opts, md, mc), 0);
-}
-
-/* pcre2_dfa_match with a caller-provided workspace of wscount ints (the
- * workspace is scratch space; PCRE2_DFA_RESTART, which needs the workspace of
- * an earlier partial match, is not offered). */
-static inline int glue_dfa_match(const pcre2_code *c, const uint8_t *subj, size_t len, size_t start,
-                                 uint32_t opts, pcre2_match_data *md, pcre2_match_context *mc,
-                                 uint32_t wscount) {
-  int ws[1000];
-  if (wscount > 1000) wscount = 1000;
-  return glue_md_note(md, c, pcre2_dfa_match(c, subj, len, start, opts, md, mc, ws, wscount), 0);
-}
-
-/* pcre2_substitute into an output buffer of outsize code units (in/out
- * length). match_data may be NULL (documented). */
-static inline int glue_substitute(const pcre2_code *c, const uint8_t *subj, size_t len, size_t start,
-                                  uint32_t opts, pcre2_match_data *md, pcre2_match_context *mc,
-                                  const uint8_t *repl, size_t rlen, uint32_t outsize) {
-  PCRE2_UCHAR *out = malloc(outsize ? outsize : 1);
-  PCRE2_SIZE outlen = outsize;
-  int rc;
-  if (!out) return PCRE2_ERROR_NOMEMORY;
-  rc = pcre2_substitute(c, subj, len, start, opts, md, mc, repl, rlen, out, &outlen);
-  free(out);
-  /* pcre2api: afterwards md holds the final pcre2_match result (for global
-   * changes a no-match), but 10.42 stores the substitution count in its
-   * result code with a NULL subject (seeds/pcre2/bugs/substitute-md-rc.seq):
-   * a careful user treats the block as holding no data, so reset it. */
-  if (md) glue_md_reset(md);
-  return rc;
-}
-
 /* ovector[2*pair + which] when pair < pcre2_get_ovector_count (the pointer
  * from pcre2_get_ovector_pointer cannot be a seqfuzz result). */
 static inline size_t glue_ovector_get(pcre2_match_data *md, uint32_t pair, uint32_t which) {
@@ -178,13 +49,6 @@ static inline int glue_substring_list(pcre2_match_data *md, bool lengths) {
   return rc;
 }
 
-/* pcre2_substring_nametable_scan (PCRE2_SPTR * outputs, both optional). */
-static inline int glue_substring_nametable_scan(const pcre2_code *c, const char *name, bool range) {
-  PCRE2_SPTR first, last;
-  return pcre2_substring_nametable_scan(c, (PCRE2_SPTR)name, range ? &first : NULL,
-                                        range ? &last : NULL);
-}
-
 /* pcre2_pattern_convert with a NULL *buffer (the library allocates the
  * result); the result is freed by pcre2_converted_pattern_free (grammar
  * `release`). NULL when the conversion fails. */
@@ -219,51 +83,6 @@ static inline pcre2_code *glue_serialize_decode(const uint8_t *bytes, uint32_t w
   for (int32_t i = 0; i < n; i++)
     if ((uint32_t)i != which) pcre2_code_free(codes[i]);
   return codes[which];
-}
-
-/* ---------------------------------------------------------------------------
- * Function-pointer arguments: fixed callbacks, data passed by value.
- * ------------------------------------------------------------------------ */
-/* pcre2_general_context_create with the default malloc/free (NULL, NULL). */
-static inline pcre2_general_context *glue_general_context_create(void) {
-  return pcre2_general_context_create(NULL, NULL, NULL);
-}
-
-/* Callouts: the callback returns `ret` (0 go on, >0 fail here, <0 abort the
- * match with that code). The value travels in the data pointer itself. */
-static int glue_callout_cb(pcre2_callout_block *b, void *data) {
-  (void)b;
-  return (int)(intptr_t)data;
-}
-static inline int glue_set_callout(pcre2_match_context *mc, int32_t ret) {
-  return pcre2_set_callout(mc, glue_callout_cb, (void *)(intptr_t)ret);
-}
-static int glue_subst_callout_cb(pcre2_substitute_callout_block *b, void *data) {
-  (void)b;
-  return (int)(intptr_t)data;
-}
-static inline int glue_set_substitute_callout(pcre2_match_context *mc, int32_t ret) {
-  return pcre2_set_substitute_callout(mc, glue_subst_callout_cb, (void *)(intptr_t)ret);
-}
-/* Compile recursion guard: fail compilation beyond max_depth. */
-static int glue_guard_cb(uint32_t depth, void *data) {
-  return depth > (uint32_t)(uintptr_t)data;
-}
-static inline int glue_set_compile_recursion_guard(pcre2_compile_context *cc, uint32_t max_depth) {
-  return pcre2_set_compile_recursion_guard(cc, glue_guard_cb, (void *)(uintptr_t)max_depth);
-}
-/* pcre2_callout_enumerate with a callback that counts callouts and stops
- * (returns `stop_at`) after stop_at of them when stop_at > 0. */
-static int glue_enum_cb(pcre2_callout_enumerate_block *b, void *data) {
-  (void)b;
-  return b->callout_number == (uint32_t)(uintptr_t)data ? 1 : 0;
-}
-static inline int glue_callout_enumerate(const pcre2_code *c, uint32_t stop_number) {
-  return pcre2_callout_enumerate(c, glue_enum_cb, (void *)(uintptr_t)stop_number);
-}
-/* Obsolete no-op: pcre2_set_recursion_memory_management with the defaults. */
-static inline int glue_set_recursion_memory_management(pcre2_match_context *mc) {
-  return pcre2_set_recursion_memory_management(mc, NULL, NULL, NULL);
 }
 
 /* ---------------------------------------------------------------------------

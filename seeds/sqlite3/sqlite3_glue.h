@@ -1,6 +1,6 @@
 /* sqlite3_glue.h: the calls of SQLite's public API that the seqfuzz grammar
- * language cannot state directly (function-pointer arguments, variadic
- * functions, `T **` outputs, SQLITE_TRANSIENT destructors, caller-allocated
+ * language cannot state directly (callbacks that must call the API or be
+ * consistent, SQLite's printf dialect, `T **` outputs, caller-allocated
  * arrays), each wrapped in a tiny static inline function that calls the real
  * API the way a careful application does. sqlite3.api declares them.
  *
@@ -73,22 +73,6 @@ static inline sqlite3 *sqlite3_glue_open(int tempfile, int fkeys) {
   return db;
 }
 
-/* sqlite3_exec with a callback that copies each column (as ossfuzz.c does)
- * and aborts after max_rows rows; the error message is freed. */
-static int sqlite3_glue_exec_cb(void *left, int argc, char **argv, char **names) {
-  int i;
-  (void)names;
-  if (argv)
-    for (i = 0; i < argc; i++) sqlite3_free(sqlite3_mprintf("%s", argv[i]));
-  return (*(int *)left)-- <= 0;
-}
-static inline int sqlite3_glue_exec(sqlite3 *db, const char *sql, int max_rows) {
-  char *err = 0;
-  int rc = sqlite3_exec(db, sql, sqlite3_glue_exec_cb, &max_rows, &err);
-  sqlite3_free(err);
-  return rc;
-}
-
 /* sqlite3_get_table, then sqlite3_free_table and sqlite3_free(errmsg);
  * returns the number of result cells or -1 on error. */
 static inline int sqlite3_glue_get_table(sqlite3 *db, const char *sql) {
@@ -97,22 +81,6 @@ static inline int sqlite3_glue_get_table(sqlite3 *db, const char *sql) {
   sqlite3_free_table(res);
   sqlite3_free(err);
   return rc == SQLITE_OK ? nrow * ncol : -1;
-}
-
-/* bind_text/blob(64) with SQLITE_TRANSIENT (SQLite copies the bytes). */
-static inline int sqlite3_glue_bind_text(sqlite3_stmt *st, int i, const char *z, int n) {
-  return sqlite3_bind_text(st, i, z, n, SQLITE_TRANSIENT);
-}
-static inline int sqlite3_glue_bind_text64(sqlite3_stmt *st, int i, const char *z,
-                                           sqlite3_uint64 n) {
-  return sqlite3_bind_text64(st, i, z, n, SQLITE_TRANSIENT, SQLITE_UTF8);
-}
-static inline int sqlite3_glue_bind_blob(sqlite3_stmt *st, int i, const void *z, int n) {
-  return sqlite3_bind_blob(st, i, z, n, SQLITE_TRANSIENT);
-}
-static inline int sqlite3_glue_bind_blob64(sqlite3_stmt *st, int i, const void *z,
-                                           sqlite3_uint64 n) {
-  return sqlite3_bind_blob64(st, i, z, n, SQLITE_TRANSIENT);
 }
 
 /* Reads every byte of a blob result (the API returns a `const void *` of
@@ -321,10 +289,8 @@ static inline int sqlite3_glue_create_collation(sqlite3 *db, const char *name) {
   return sqlite3_create_collation_v2(db, name, SQLITE_UTF8, 0, sqlite3_glue_coll, 0);
 }
 
-/* Hooks: each installs (on) or removes (off) a callback. The commit hook
- * turns the commit into a rollback when veto is set; the preupdate hook
- * calls sqlite3_preupdate_count/depth/old/new, which are only legal inside
- * it; the trace callback reads what it is given. */
+/* The preupdate hook: installed (on) or removed (off); it calls
+ * sqlite3_preupdate_count/depth/old/new, which are only legal inside it. */
 #ifndef SQLITE_ENABLE_PREUPDATE_HOOK
 /* sqlite3.h declares these only under SQLITE_ENABLE_PREUPDATE_HOOK, which
  * the library (Debian's options) was compiled with but this file is not. */
@@ -337,14 +303,6 @@ int sqlite3_preupdate_count(sqlite3 *);
 int sqlite3_preupdate_depth(sqlite3 *);
 int sqlite3_preupdate_new(sqlite3 *, int, sqlite3_value **);
 #endif
-static int sqlite3_glue_commit_cb(void *veto) { return veto != 0; }
-static void sqlite3_glue_rollback_cb(void *unused) { (void)unused; }
-static void sqlite3_glue_update_cb(void *u, int op, const char *db, const char *tab,
-                                   sqlite3_int64 rowid) {
-  (void)u; (void)op; (void)rowid;
-  sqlite3_glue_sum((const unsigned char *)db, (int)strlen(db));
-  sqlite3_glue_sum((const unsigned char *)tab, (int)strlen(tab));
-}
 static void sqlite3_glue_preupdate_cb(void *u, sqlite3 *db, int op, const char *zDb,
                                       const char *zName, sqlite3_int64 k1, sqlite3_int64 k2) {
   int i, n = sqlite3_preupdate_count(db);
@@ -358,28 +316,7 @@ static void sqlite3_glue_preupdate_cb(void *u, sqlite3 *db, int op, const char *
       sqlite3_value_bytes(v);
   }
 }
-static int sqlite3_glue_trace_cb(unsigned type, void *ctx, void *p, void *x) {
-  (void)ctx;
-  if (type == SQLITE_TRACE_STMT) {
-    char *z = sqlite3_expanded_sql((sqlite3_stmt *)p);
-    sqlite3_free(z);
-    sqlite3_glue_sum((const unsigned char *)x, (int)strlen((const char *)x));
-  }
-  return 0;
-}
-static inline void sqlite3_glue_commit_hook(sqlite3 *db, int on, int veto) {
-  sqlite3_commit_hook(db, on ? sqlite3_glue_commit_cb : 0, veto ? (void *)1 : 0);
-}
-static inline void sqlite3_glue_rollback_hook(sqlite3 *db, int on) {
-  sqlite3_rollback_hook(db, on ? sqlite3_glue_rollback_cb : 0, 0);
-}
-static inline void sqlite3_glue_update_hook(sqlite3 *db, int on) {
-  sqlite3_update_hook(db, on ? sqlite3_glue_update_cb : 0, 0);
-}
 static inline void sqlite3_glue_preupdate_hook(sqlite3 *db, int on) {
   sqlite3_preupdate_hook(db, on ? sqlite3_glue_preupdate_cb : 0, 0);
-}
-static inline int sqlite3_glue_trace_v2(sqlite3 *db, unsigned mask) {
-  return sqlite3_trace_v2(db, mask, mask ? sqlite3_glue_trace_cb : 0, 0);
 }
 #endif

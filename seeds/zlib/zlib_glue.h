@@ -2,20 +2,19 @@
  * directly, each written the way a careful application would make them.
  *
  * Why glue is needed (see zlib.h):
- *  - z_stream and gz_header are caller-allocated structs whose fields
- *    (next_in/avail_in, next_out/avail_out, total_*, adler, ...) the
- *    application sets and reads; deflateInit*, inflateInit* and
- *    inflateBackInit are macros; deflateEnd/inflateEnd free the internal
- *    state but not the z_stream itself.
- *  - inflateBack takes callbacks, crc32_combine_op needs an operator made
- *    by crc32_combine_gen, get_crc_table returns a table.
+ *  - a deflate or inflate stream's buffers: the application points
+ *    next_in/next_out at its own memory and replaces them as the stream
+ *    moves on, and zg_pipe hands one stream's output to another; the init
+ *    macros run on the wrapper that holds them.
+ *  - crc32_combine_op needs an operator made by crc32_combine_gen,
+ *    get_crc_table returns a table.
  *  - gzopen takes a path: the fuzzer must not name files, so its "file" is a
  *    private memfd of this process (zg_tmp), opened through /proc/self/fd.
- * Caller buffers the library fills, lengths by pointer (compress,
- * uncompress2, gzread, gzgets, *GetDictionary), gzdopen's descriptor,
- * gzprintf's format and int flags are declared
- * directly in zlib.api; so are the preconditions the glue used to check
- * (requires, on the field reads below).
+ * Declared directly in zlib.api: caller buffers the library fills, lengths
+ * by pointer (compress, uncompress2, gzread, gzgets, *GetDictionary),
+ * gzdopen's descriptor, gzprintf's format, int flags, the z_stream fields
+ * the application reads (`reads`), inflateBack's callbacks (mocks) and
+ * inflateBackInit_'s constants, and the preconditions (requires).
  *
  * A stream handle points at a zg_stream whose first member is the z_stream,
  * so the real functions (deflate, inflate, deflateParams, ...) are called on
@@ -206,17 +205,6 @@ static inline int zg_deflate_set_header(z_stream *s, int text, uLong time, int o
   return zg__set_head(zg__of(s), h, deflateSetHeader(s, &h->h));
 }
 
-/* Fields of the z_stream the application reads. */
-static inline uLong zg_deflate_total_in(z_stream *s) {
-  return s->total_in;
-}
-static inline uLong zg_deflate_total_out(z_stream *s) {
-  return s->total_out;
-}
-static inline uLong zg_deflate_adler(z_stream *s) {
-  return s->adler;
-}
-
 /* What zg_pipe would move: the stream's output so far (malloc'd, with a NUL
  * after it as every string result), its length in *len. The printer the
  * simplifier reads to replace a zg_pipe by a zg_inflate_input of these
@@ -297,76 +285,6 @@ static inline void zg_pipe(z_stream *inf, z_stream *def) {
   d->strm.next_out = d->out;
   d->strm.avail_out = d->out_size;
 }
-
-static inline uLong zg_inflate_total_in(z_stream *s) {
-  return s->total_in;
-}
-static inline uLong zg_inflate_total_out(z_stream *s) {
-  return s->total_out;
-}
-static inline uLong zg_inflate_adler(z_stream *s) {
-  return s->adler;
-}
-static inline int zg_inflate_data_type(z_stream *s) {
-  return s->data_type;
-}
-
-/* ---- inflateBack (handle zback, a struct the harness allocates) ---------- */
-
-struct zg_back {
-  z_stream strm;
-  unsigned char *window; /* 1 << windowBits bytes, given to inflateBackInit */
-};
-
-/* inflateBackInit(strm, windowBits, window) with a window of that size. */
-static inline int zg_inflate_back_init(struct zg_back *b, int windowBits) {
-  b->window = malloc(1u << windowBits);
-  if (!b->window) abort();
-  int rc = inflateBackInit(&b->strm, windowBits, b->window);
-  if (rc != Z_OK) free(b->window);
-  return rc;
-}
-
-/* inflateBackEnd, then free the window. */
-static inline void zg_inflate_back_free(struct zg_back *b) {
-  inflateBackEnd(&b->strm);
-  free(b->window);
-}
-
-struct zg_back_io {
-  const unsigned char *buf;
-  unsigned len, pos, chunk; /* in(): at most chunk bytes per call */
-  unsigned long out, limit; /* out(): fails once more than limit bytes came */
-};
-
-static unsigned zg__back_in(void *desc, z_const unsigned char **buf) {
-  struct zg_back_io *io = desc;
-  unsigned n = io->len - io->pos;
-  if (n > io->chunk) n = io->chunk;
-  *buf = (unsigned char *)io->buf + io->pos; /* inflateBack only reads it */
-  io->pos += n;
-  return n;
-}
-
-static int zg__back_out(void *desc, unsigned char *buf, unsigned len) {
-  struct zg_back_io *io = desc;
-  (void)buf;
-  io->out += len;
-  return io->out > io->limit;
-}
-
-/* inflateBack on the raw deflate data buf[0..len-1], given to it by in() in
- * chunks of chunk bytes; out() discards the output and reports failure once
- * more than out_limit bytes were written (bounds the work per call). */
-static inline int zg_inflate_back(struct zg_back *b, const unsigned char *buf, unsigned len,
-                                  unsigned chunk, unsigned out_limit) {
-  struct zg_back_io io = {buf, len, 0, chunk, 0, out_limit};
-  b->strm.next_in = Z_NULL; /* in() is called for all input */
-  b->strm.avail_in = 0;
-  return inflateBack(&b->strm, zg__back_in, &io, zg__back_out, &io);
-}
-
-/* ---- utility functions ---------------------------------------------------- */
 
 /* ---- checksums ------------------------------------------------------------ */
 
