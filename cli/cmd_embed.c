@@ -97,6 +97,10 @@ int cmd_embed(int argc, char **argv) {
     if (api->funcs[i].release)
       sf_buf_printf(&out, "    {\"%s\", (void *)&%s},\n", api->funcs[i].release,
                     api->funcs[i].release);
+    for (uint32_t j = 0; j < api->funcs[i].nparams; j++)
+      if (api->funcs[i].params[j].release)
+        sf_buf_printf(&out, "    {\"%s\", (void *)&%s},\n", api->funcs[i].params[j].release,
+                      api->funcs[i].params[j].release);
   }
   /* The second implementation's symbols (differential mode). */
   for (uint32_t i = 0; api->diff && i < api->nfuncs; i++) {

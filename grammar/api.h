@@ -77,6 +77,10 @@ enum {
    * §3.7): an SF_BUFFER of bytes (len_param -1) that is the mock's script;
    * type_index names the sf_callback. */
   SF_P_CALLBACK = 1 << 13,
+  /* `printf(sqlite) fmt`: SQLite's dialect (seq.h: sf_printf_parse). */
+  SF_P_PRINTF_SQLITE = 1 << 14,
+  /* After `...` in the parameter list: passed as a variadic argument. */
+  SF_P_VARIADIC = 1 << 15,
 };
 
 /* Comparison used by error conventions and preconditions. */
@@ -114,6 +118,9 @@ typedef struct sf_param {
   uint64_t excluded[SF_MAX_EXCLUDED];
   uint32_t nexcluded;
   const char *cexpr; /* SF_P_CONST: the C expression, NULL for a null pointer */
+  /* `out string *p release SYM` / `out pointer *p release SYM`: the caller
+   * frees what the callee stored (when not NULL) with SYM, after the call. */
+  const char *release;
 } sf_param;
 /* `callback RET NAME(PARAMS) ...;`: the type of a function pointer the
  * library calls back. The harness passes a mock that answers from its
@@ -278,6 +285,10 @@ typedef struct sf_func {
    * parameter P (its index, else -1), which must outlive it: nothing
    * consumes or destroys P while the result lives. */
   int32_t depends_param;
+  /* `locks P`: the result has handle argument P to itself: while it lives,
+   * no call may take P (a backup and its destination connection). Index,
+   * else -1. */
+  int32_t locks_param;
   /* `P depends_on Q`: after the call, handle argument P keeps a pointer to
    * handle argument Q (replacing what it depended on): as for a result, Q
    * must then outlive P (indexes, else -1). */

@@ -244,7 +244,7 @@ sf_tok sf_lex_next(sf_lexer *lx) {
       return t;
     }
   }
-  if (strchr("(){}[];,=*&<>|:-+/%!", c) && c != 0) {
+  if (strchr("(){}[];,=*&<>|:-+/%!.", c) && c != 0) {
     t.punct[0] = (char)c;
     advance(lx);
     t.kind = SF_TOK_PUNCT;

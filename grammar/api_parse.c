@@ -507,6 +507,7 @@ typedef struct type_spec {
   /* 'b' bool32, 'f' memfile, 'd' memfd, 'p' printf, 'P' pointer, 'c' a
    * callback, else 0 */
   char shape;
+  bool sqlite; /* printf(sqlite) */
 } type_spec;
 
 static bool parse_type(parser *ps, type_spec *ts) {
@@ -533,6 +534,12 @@ static bool parse_type(parser *ps, type_spec *ts) {
               : ts->kind == SF_BUFFER          ? 'c'
                                                : 0;
   next(ps);
+  if (ts->shape == 'p' && accept(ps, "(")) { /* a dialect */
+    if (!sf_tok_is(&ps->tok, "sqlite")) return fail_at(ps, &ps->tok, "expected 'sqlite'");
+    next(ps);
+    ts->sqlite = true;
+    if (!expect(ps, ")")) return false;
+  }
   while (accept(ps, "*"))
     ts->stars++;
   accept(ps, "const");
@@ -668,7 +675,7 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
     kind_bounds(SF_U64, &p->lo, &p->hi);
     return true;
   }
-  if (ts.shape == 'P' || accept(ps, "=")) { /* a constant the build computes */
+  if ((ts.shape == 'P' && !(quals & SF_P_OUT)) || accept(ps, "=")) { /* a constant the build computes */
     sf_tok at = ps->tok;
     if (quals || ts.stars || ts.shape == 'p' || ts.shape == 'f' || ts.shape == 'd' ||
         ts.is_bytes || !(sf_kind_is_int(ts.kind) || ts.kind == SF_STRING || ts.kind == SF_BOOL))
@@ -709,14 +716,17 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
   const char *base = ts.base_ctype;
   if ((quals & SF_P_INOUT) && (quals & ~SF_P_INOUT))
     return fail_at(ps, &ts.at, "inout takes no other qualifier");
-  if (ts.shape && ts.shape != 'b' && (bracket || ts.stars))
+  if (ts.shape == 'P' && (bracket || ts.stars != 1))
+    return fail_at(ps, &ts.at, "a pointer is a constant ('pointer p' or 'pointer p = \"EXPR\"') "
+                               "or 'out pointer *p'");
+  if ((ts.shape == 'f' || ts.shape == 'd') && (bracket || ts.stars))
     return fail_at(ps, &ts.at,
                    "a memfile or memfd is written 'memfile name': its bytes are the value");
   if (ts.shape == 'b' && (bracket || ts.stars || (quals & SF_P_OUT)))
     return fail_at(ps, &ts.at, "bool32 is passed by value");
   if (ts.shape == 'p' && (bracket || ts.stars || quals))
     return fail_at(ps, &ts.at, "a printf format is written 'printf name', with no qualifier");
-  if (ts.shape == 'p') p->flags |= SF_P_PRINTF;
+  if (ts.shape == 'p') p->flags |= SF_P_PRINTF | (ts.sqlite ? SF_P_PRINTF_SQLITE : 0);
   if (bracket) {
     if (!sf_kind_is_int(ts.kind) && ts.kind != SF_BOOL && ts.kind != SF_F32 && ts.kind != SF_F64)
       return fail_at(ps, &ts.at, "array elements must be numbers");
@@ -759,9 +769,15 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
     p->ctype = make_ctype(base, ts.stars, false);
   } else if ((quals & SF_P_OUT) &&
              ((ts.kind == SF_STRING && ts.stars == 1) ||
-              (ts.kind == SF_I8 && ts.stars == 2 && strcmp(base, "char") == 0))) {
-    p->kind = SF_STRING; /* out string *name: const char **, set to a borrowed string */
-    p->ctype = strdup("const char **");
+              (ts.kind == SF_I8 && ts.stars == 2 && strcmp(base, "char") == 0) ||
+              (ts.shape == 'P' && ts.stars == 1))) {
+    /* out string *name: const char **, set to a borrowed string (or one the
+     * caller frees: `release SYM`); out pointer *name: any pointer, not read */
+    p->kind = SF_STRING;
+    p->ctype = strdup(ts.shape == 'P' ? "void **" : "const char **");
+    if (!p->ctype) return oom(ps);
+    if (accept(ps, "release") && !expect_ident(ps, "a function name", (char **)&p->release))
+      return false;
   } else if (ts.kind == SF_I8 && ts.stars == 1 && strcmp(base, "char") == 0 &&
              !(quals & SF_P_OUT)) {
     p->kind = SF_STRING; /* const char *name */
@@ -1734,7 +1750,7 @@ static bool parse_func(parser *ps) {
   sf_func *f = push(&api->funcs, &api->nfuncs, sizeof *f);
   if (!f) return oom(ps);
   f->owner_param = -1;
-  f->depends_param = f->rebind_param = f->rebind_to = -1;
+  f->depends_param = f->rebind_param = f->rebind_to = f->locks_param = -1;
   f->inverse_of = -1;
   f->line = ps->tok.line;
   f->ret.len_param = f->ret.len_of = -1;
@@ -1756,14 +1772,29 @@ static bool parse_func(parser *ps) {
   if (!expect(ps, "(")) return false;
 
   param_extra extras[64];
+  bool variadic = false;
   if (sf_tok_is(&ps->tok, "void")) {
     next(ps);
   } else if (!sf_tok_is(&ps->tok, ")")) {
     do {
+      if (!variadic && f->nparams && accept(ps, ".")) { /* `...`: the rest are variadic */
+        if (!expect(ps, ".") || !expect(ps, ".")) return false;
+        variadic = true;
+        continue;
+      }
       if (f->nparams == 64) return fail_at(ps, &ps->tok, "too many parameters (at most 64)");
       sf_param *p = push(&f->params, &f->nparams, sizeof *p);
       if (!p) return oom(ps);
+      sf_tok at = ps->tok;
       if (!parse_param(ps, f, p, &extras[f->nparams - 1])) return false;
+      if (variadic) {
+        if (p->flags & SF_P_PRINTF) return fail_at(ps, &at, "a printf format is not variadic");
+        if (p->kind == SF_F32 ||
+            ((sf_kind_size(p->kind) == 1 || sf_kind_size(p->kind) == 2) &&
+             !(p->flags & SF_P_INT_BOOL)))
+          return fail_at(ps, &at, "a variadic argument is promoted: write int or double");
+        p->flags |= SF_P_VARIADIC;
+      }
     } while (accept(ps, ","));
   }
   if (!expect(ps, ")")) return false;
@@ -1870,6 +1901,12 @@ static bool parse_func(parser *ps) {
       if (f->ret.kind != SF_HANDLE) return fail_at(ps, &at, "depends_on needs a handle result");
     } else if (accept(ps, "reads")) {
       if (!parse_reads(ps, f, &at)) return false;
+    } else if (accept(ps, "locks")) {
+      if (!borrowed_handle_param(ps, f, &f->locks_param,
+                                 "what a result locks must be a borrowed handle parameter"))
+        return false;
+      if (f->ret.kind != SF_HANDLE || f->owner_param >= 0)
+        return fail_at(ps, &at, "locks needs a handle result the caller owns");
     } else if (accept(ps, "sets")) {
       if (!parse_sets(ps, f, &at)) return false;
     } else if (ps->tok.kind == SF_TOK_IDENT && f->rebind_param < 0 && is_param_name(f, &ps->tok)) {
@@ -2043,6 +2080,7 @@ static uint32_t fingerprint(const sf_api *api) {
     if (f->depends_param >= 0) h = sf_hash_mix(h ^ 0xdeb, (uint64_t)f->depends_param);
     if (f->rebind_param >= 0)
       h = sf_hash_mix(h ^ 0xdec, (uint64_t)f->rebind_param << 8 | (uint64_t)f->rebind_to);
+    if (f->locks_param >= 0) h = sf_hash_mix(h ^ 0x10c, (uint64_t)f->locks_param);
   }
   /* A callback's script is read by its shape. */
   for (uint32_t i = 0; i < api->ncallbacks; i++) {
@@ -2069,6 +2107,7 @@ static void free_param(sf_param *p) {
   free((char *)p->name);
   free((char *)p->ctype);
   free((char *)p->cexpr);
+  free((char *)p->release);
 }
 
 void sf_api_free(sf_api *api) {

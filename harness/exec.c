@@ -167,6 +167,26 @@ static void const_slot(const sf_exec *x, uint32_t fi, uint32_t i, slot *out) {
     memcpy(out, src, ffi_of(x->api, p) == &ffi_type_pointer ? sizeof(void *) : sf_kind_size(p->kind));
 }
 
+/* The functions that free what out parameters of function fi return
+ * (`release`). Nonzero, with a message, if one is missing. */
+static int resolve_param_releases(sf_exec *x, uint32_t fi, sf_resolve_fn resolve, void *ctx,
+                                  char *err, size_t errlen) {
+  const sf_func *f = &x->api->funcs[fi];
+  prepared *pf = &x->funcs[fi];
+  for (uint32_t j = 0; j < f->nparams; j++) {
+    if (!f->params[j].release) continue;
+    if (!pf->param_release && !(pf->param_release = calloc(f->nparams, sizeof *pf->param_release)))
+      return -1;
+    void *fn = resolve(ctx, f->params[j].release);
+    memcpy(&pf->param_release[j], &fn, sizeof fn);
+    if (!fn) {
+      if (err && errlen) snprintf(err, errlen, "%s: symbol not found", f->params[j].release);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* ---- mocks ----------------------------------------------------------------
  * A callback argument is a mock: a libffi closure whose answers come from the
  * script in the sequence (api.h: sf_callback says how it is read). */
@@ -289,7 +309,8 @@ sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *
     const char *name = f->reads ? sf_generated_symbol(f, NULL, sym, sizeof sym) : f->name;
     void *fn = resolve(ctx, name);
     memcpy(&pf->fn, &fn, sizeof fn); /* object pointer to function pointer (POSIX) */
-    if (!pf->fn || resolve_constants(x, i, resolve, ctx, err, errlen)) {
+    if (!pf->fn || resolve_constants(x, i, resolve, ctx, err, errlen) ||
+        resolve_param_releases(x, i, resolve, ctx, err, errlen)) {
       if (!pf->fn && err && errlen)
         snprintf(err, errlen, "%s: symbol not found%s", name,
                  f->reads ? " (a field read needs the embedded build: seqfuzz embed)" : "");
@@ -309,7 +330,13 @@ sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *
       pf->argtypes[j] = ffi_of(api, &f->params[j]);
     pf->rtype = ffi_of(api, &f->ret);
     pf->variadic = f->nparams && (f->params[f->nparams - 1].flags & SF_P_PRINTF);
-    if (ffi_prep_cif(&pf->cif, FFI_DEFAULT_ABI, f->nparams, pf->rtype, pf->argtypes) != FFI_OK) {
+    uint32_t nfixed = 0; /* before `...` */
+    while (nfixed < f->nparams && !(f->params[nfixed].flags & SF_P_VARIADIC))
+      nfixed++;
+    if ((nfixed < f->nparams ? ffi_prep_cif_var(&pf->cif, FFI_DEFAULT_ABI, nfixed, f->nparams,
+                                                pf->rtype, pf->argtypes)
+                             : ffi_prep_cif(&pf->cif, FFI_DEFAULT_ABI, f->nparams, pf->rtype,
+                                            pf->argtypes)) != FFI_OK) {
       if (err && errlen) snprintf(err, errlen, "%s: libffi cannot prepare the call", f->name);
       sf_exec_free(x);
       return NULL;
@@ -367,8 +394,10 @@ void sf_exec_free(sf_exec *x) {
   free(x->nobservers);
   free(x->struct_size);
   free(x->files);
-  for (uint32_t i = 0; x->funcs && i < x->api->nfuncs; i++)
+  for (uint32_t i = 0; x->funcs && i < x->api->nfuncs; i++) {
     free(x->funcs[i].constp);
+    free(x->funcs[i].param_release);
+  }
   free(x->funcs);
   for (uint32_t i = 0; i < SF_MAX_MOCKS; i++)
     if (x->mocks[i].closure) ffi_closure_free(x->mocks[i].closure);
@@ -568,7 +597,7 @@ static bool call_printf(sf_exec *x, const sf_seq *s, uint32_t ci, slot *slots, v
   uint32_t nfixed = f->nparams, last = nfixed - 1;
   static sf_printf fmt; /* large: not on the stack */
   const sf_arg *a = &sf_seq_args(s, ci)[last];
-  sf_printf_parse(sf_seq_bytes(s, a), a->len, &fmt);
+  sf_printf_parse(sf_seq_bytes(s, a), a->len, f->params[last].flags & SF_P_PRINTF_SQLITE, &fmt);
   ffi_type *types[64 + SF_PRINTF_MAX_ARGS];
   void *ptrs[64 + SF_PRINTF_MAX_ARGS];
   slot vals[SF_PRINTF_MAX_ARGS];
@@ -769,7 +798,9 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
       if (p->kind == SF_STRING && (p->flags & SF_P_OUT)) {
         /* A borrowed string, often a position in an argument that need not
          * end with a NUL (a parse's end): not read; its value is whether it
-         * is NULL. */
+         * is NULL. One the caller owns is freed now. */
+        if (o->outs[i] && pf->param_release && pf->param_release[i])
+          pf->param_release[i]((void *)(uintptr_t)o->outs[i]);
         o->outs[i] = o->outs[i] != 0;
       } else if ((p->flags & SF_P_GIVEN) && !o->failed) {
         for (uint32_t k = 0; k < nfiles; k++) /* the callee's to close now */

@@ -25,6 +25,7 @@ typedef struct prepared {
   /* Where the build keeps each constant parameter's value (NULL: a null
    * pointer); NULL when the function has none. */
   const void **constp;
+  void (**param_release)(void *); /* per parameter (`release`), or NULL */
 } prepared;
 
 /* A mock standing in for one callback argument (api.h: sf_callback): a

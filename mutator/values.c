@@ -158,11 +158,18 @@ static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max
 
 /* A printf format with its arguments (seq.h: sf_printf_parse): a few
  * pieces of text and conversions, each with an argument of its kind. */
-static void gen_printf(sf_mutator *m, sf_buf *out) {
-  static const char *const convs[] = {"%d",  "%i",   "%u",  "%x",   "%X",  "%o",   "%c",
-                                      "%ld", "%lld", "%zu", "%hhd", "%hd", "%s",   "%.3s",
-                                      "%f",  "%g",   "%e",  "%a",   "%5d", "%-8s", "%+.2f",
-                                      "%#x", "%05d", "%%",  "%.0e", "%lu"};
+static void gen_printf(sf_mutator *m, sf_buf *out, bool sqlite) {
+  static const char *const c_convs[] = {"%d",  "%i",   "%u",  "%x",   "%X",  "%o",   "%c",
+                                        "%ld", "%lld", "%zu", "%hhd", "%hd", "%s",   "%.3s",
+                                        "%f",  "%g",   "%e",  "%a",   "%5d", "%-8s", "%+.2f",
+                                        "%#x", "%05d", "%%",  "%.0e", "%lu"};
+  static const char *const sqlite_convs[] = {
+      "%d",    "%lld", "%u",   "%x",    "%o",     "%c",       "%.10c", "%s",   "%.3s",
+      "%q",    "%Q",   "%w",   "%.5q",  "%-20.5s", "%+08lld", "%#x",   "%,lld", "%!.15g",
+      "%.20f", "%e",   "%G",   "%%",    "%5d",    "%-8s"};
+  const char *const *convs = sqlite ? sqlite_convs : c_convs;
+  size_t nconvs = sqlite ? sizeof sqlite_convs / sizeof *sqlite_convs
+                         : sizeof c_convs / sizeof *c_convs;
   static const char *const ints[] = {
       "0",     "1",          "-1",          "42",         "255",
       "65535", "2147483647", "-2147483648", "4294967295", "9223372036854775807"};
@@ -178,16 +185,16 @@ static void gen_printf(sf_mutator *m, sf_buf *out) {
         sf_buf_putc(out, sf_rng_chance(r, 1, 8) ? ' ' : (uint8_t)('a' + sf_rng_below(r, 26)));
       continue;
     }
-    const char *c = convs[sf_rng_below(r, sizeof convs / sizeof *convs)];
+    const char *c = convs[sf_rng_below(r, nconvs)];
     sf_buf_append(out, c, strlen(c));
     char last = c[strlen(c) - 1];
     if (last == '%') continue;
     sf_buf_putc(out, '{');
-    if (last == 's') {
+    if (strchr("sqQw", last)) {
       const char *d = m->api->ndict ? m->api->dict[sf_rng_below(r, m->api->ndict)] : "abc";
       for (; *d; d++)
         if (*d != '}') sf_buf_putc(out, (uint8_t)*d);
-    } else if (strchr("fgea", last)) {
+    } else if (strchr("fgeaG", last)) {
       const char *d = dbls[sf_rng_below(r, sizeof dbls / sizeof *dbls)];
       sf_buf_append(out, d, strlen(d));
     } else {
@@ -210,7 +217,7 @@ int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param 
       return 0;
     }
     if (p->flags & SF_P_PRINTF)
-      gen_printf(m, tmp);
+      gen_printf(m, tmp, p->flags & SF_P_PRINTF_SQLITE);
     else
       pick_bytes(m, s, tmp, SF_MAX_STRING);
     uint8_t *nul = tmp->len ? memchr(tmp->data, 0, tmp->len) : NULL;

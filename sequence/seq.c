@@ -239,6 +239,7 @@ void sf_life_free(sf_life *l) {
   free(l->htype);
   free(l->producer);
   free(l->dependee);
+  free(l->locker);
   memset(l, 0, sizeof *l);
 }
 
@@ -246,14 +247,18 @@ void sf_life_clear(sf_life *l) {
   l->n = l->nowned = l->ndependent = 0;
 }
 
+static bool locked(const sf_life *l, uint32_t v) {
+  return l->locker[v] != UINT32_MAX && l->alive[l->locker[v]];
+}
+
 bool sf_life_usable(const sf_life *l, uint64_t vid, uint32_t htype) {
-  return vid < l->n && l->alive[vid] && l->htype[vid] == htype;
+  return vid < l->n && l->alive[vid] && l->htype[vid] == htype && !locked(l, (uint32_t)vid);
 }
 
 uint32_t sf_life_candidates(const sf_life *l, uint32_t htype, uint32_t *out, uint32_t cap) {
   uint32_t n = 0;
   for (uint32_t v = l->n; v-- > 0;) {
-    if (l->alive[v] && l->htype[v] == htype) {
+    if (l->alive[v] && l->htype[v] == htype && !locked(l, v)) {
       if (n < cap) out[n] = v;
       n++;
     }
@@ -280,6 +285,9 @@ static int life_push(sf_life *l, uint32_t htype, uint32_t owner, uint32_t produc
     uint32_t *d = realloc(l->dependee, c * sizeof *d);
     if (!d) return -1;
     l->dependee = d;
+    uint32_t *k = realloc(l->locker, c * sizeof *k);
+    if (!k) return -1;
+    l->locker = k;
     l->cap = c;
   }
   l->alive[l->n] = 1;
@@ -287,6 +295,7 @@ static int life_push(sf_life *l, uint32_t htype, uint32_t owner, uint32_t produc
   l->htype[l->n] = htype;
   l->producer[l->n] = producer;
   l->dependee[l->n] = dependee;
+  l->locker[l->n] = UINT32_MAX;
   l->n++;
   l->nowned += owner != UINT32_MAX;
   l->ndependent += dependee != UINT32_MAX;
@@ -334,6 +343,8 @@ int sf_life_apply(sf_life *l, uint32_t func, const sf_arg *args) {
     if (f->depends_param >= 0 && args[f->depends_param].bits != SF_NULL_REF)
       dependee = (uint32_t)args[f->depends_param].bits;
     if (life_push(l, f->ret.type_index, owner, func, dependee)) return -1;
+    if (f->locks_param >= 0 && args[f->locks_param].bits != SF_NULL_REF)
+      l->locker[args[f->locks_param].bits] = l->n - 1;
   }
   for (uint32_t i = 0; i < f->nparams; i++)
     if (f->params[i].kind == SF_HANDLE && (f->params[i].flags & SF_P_OUT))
@@ -562,6 +573,9 @@ int sf_seq_validate(const sf_seq *s, char *err, size_t errlen) {
       } else if (p->kind == SF_HANDLE) {
         if (a[i].bits == SF_NULL_REF) {
           if (!(p->flags & SF_P_NULLABLE)) bad = "NULL handle";
+        } else if (a[i].bits < lp->n && lp->alive[a[i].bits] &&
+                   lp->htype[a[i].bits] == p->type_index && locked(lp, (uint32_t)a[i].bits)) {
+          bad = "handle is locked by a live value (locks)";
         } else if (!sf_life_usable(lp, a[i].bits, p->type_index)) {
           bad = "handle is not alive or has the wrong type";
         }

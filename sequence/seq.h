@@ -144,6 +144,7 @@ typedef struct sf_life {
   uint32_t *htype;
   uint32_t *producer; /* function index */
   uint32_t *dependee; /* `depends_on`: value id it must not outlive, or UINT32_MAX */
+  uint32_t *locker;   /* `locks`: the value that has it to itself, or UINT32_MAX */
   uint32_t n, cap;
   uint32_t nowned;     /* values with an owner ever pushed (0: skip ownership work) */
   uint32_t ndependent; /* values with a dependee ever pushed */
@@ -152,6 +153,7 @@ typedef struct sf_life {
 void sf_life_init(sf_life *l, const sf_api *api);
 void sf_life_free(sf_life *l);
 void sf_life_clear(sf_life *l);
+/* Alive, of type htype, and not locked by a live value (`locks`). */
 bool sf_life_usable(const sf_life *l, uint64_t vid, uint32_t htype);
 /* Alive values of handle type htype, most recent first. Returns the count
  * (may exceed cap; only cap are written). */
@@ -203,7 +205,10 @@ uint64_t sf_arg_prim_repair(const sf_api *api, const sf_param *p, uint64_t bits)
  * match (legal by construction): conversions it cannot pass (%n, %p, '*'
  * widths, long double) become literal "%%"; a missing argument is 0 or "".
  * Arguments: 'i' int, 'u' unsigned, 'l' long, 'L' unsigned long, 'd'
- * double, 's' a string (str/len point into the parsed bytes, no NUL). */
+ * double, 's' a string (str/len point into the parsed bytes, no NUL).
+ * Dialect `sqlite` (sqlite3_mprintf and friends): also %q %Q %w (strings)
+ * and the flags '!' and ','; length modifiers only l and ll; no %F %a %A
+ * (and never %z, %p, %n, which read what seqfuzz cannot pass). */
 #define SF_PRINTF_MAX_ARGS 16
 typedef struct sf_printf_arg {
   char kind;
@@ -221,7 +226,7 @@ typedef struct sf_printf {
   uint32_t nargs;
 } sf_printf;
 
-void sf_printf_parse(const uint8_t *s, size_t n, sf_printf *out);
+void sf_printf_parse(const uint8_t *s, size_t n, bool sqlite, sf_printf *out);
 
 /* The preconditions (`requires`) of a call of function fi with args, as far
  * as the arguments alone decide them (seq_requires.c): the index of the

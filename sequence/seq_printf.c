@@ -26,7 +26,7 @@ static int put(sf_printf *out, const char *s, size_t n) {
   return 0;
 }
 
-void sf_printf_parse(const uint8_t *s, size_t n, sf_printf *out) {
+void sf_printf_parse(const uint8_t *s, size_t n, bool sqlite, sf_printf *out) {
   memset(out, 0, sizeof *out);
   size_t i = 0;
   while (i < n) {
@@ -40,7 +40,7 @@ void sf_printf_parse(const uint8_t *s, size_t n, sf_printf *out) {
     }
     /* % [flags] [width] [.precision] [length] conversion [{argument}] */
     size_t j = i + 1;
-    while (j < n && strchr("-+ #0", s[j]) && j - i < 6)
+    while (j < n && s[j] && strchr(sqlite ? "-+ #0!," : "-+ #0", s[j]) && j - i < 6)
       j++;
     for (int d = 0; d < 2 && j < n && s[j] >= '0' && s[j] <= '9'; d++)
       j++;
@@ -50,9 +50,10 @@ void sf_printf_parse(const uint8_t *s, size_t n, sf_printf *out) {
         j++;
     }
     size_t m0 = j;
-    while (j < n && strchr("hlzjt", s[j]) && j - m0 < 2)
+    while (j < n && s[j] && strchr(sqlite ? "l" : "hlzjt", s[j]) && j - m0 < 2)
       j++;
     char cls = length_class((const char *)s + m0, j - m0);
+    if (sqlite && cls == 'h' && j > m0) cls = 0; /* SQLite has no h, hh */
     char conv = j < n ? (char)s[j] : 0;
     char kind = 0;
     if (conv == '%' && j == i + 1) {
@@ -65,9 +66,9 @@ void sf_printf_parse(const uint8_t *s, size_t n, sf_printf *out) {
         kind = cls == 'l' && conv != 'c' ? 'l' : 'i';
       else if (strchr("ouxX", conv))
         kind = cls == 'l' ? 'L' : 'u';
-      else if (strchr("fFeEgGaA", conv) && j - m0 == 0)
+      else if (strchr(sqlite ? "feEgG" : "fFeEgGaA", conv) && j - m0 == 0)
         kind = 'd';
-      else if (conv == 's' && j - m0 == 0)
+      else if (strchr(sqlite ? "sqQw" : "s", conv) && j - m0 == 0)
         kind = 's';
     }
     if (!kind) { /* not one we pass: a literal '%' */

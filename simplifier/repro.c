@@ -733,9 +733,9 @@ static void kept_files(const sf_seq *s, bool close, sf_buf *out) {
 }
 
 /* A printf format and its arguments as C: "%d of %s", 42, "abc". */
-static void printf_args(sf_buf *out, const uint8_t *d, size_t n) {
+static void printf_args(sf_buf *out, const uint8_t *d, size_t n, bool sqlite) {
   static sf_printf fmt; /* large: not on the stack */
-  sf_printf_parse(d, n, &fmt);
+  sf_printf_parse(d, n, sqlite, &fmt);
   c_literal(out, (const uint8_t *)fmt.format, fmt.flen);
   for (uint32_t k = 0; k < fmt.nargs; k++) {
     const sf_printf_arg *pa = &fmt.args[k];
@@ -857,7 +857,8 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
             sf_buf_printf(out, "    %s *a%u = (%s *)((char *)calloc(1, 1) + 1);\n",
                           stdint_name(p->elem), i, stdint_name(p->elem));
         } else if ((p->flags & SF_P_OUT) && p->kind == SF_STRING) {
-          sf_buf_printf(out, "    const char *o%u = NULL;\n", i);
+          sf_buf_printf(out, "    %s o%u = NULL;\n",
+                        strcmp(p->ctype, "void **") == 0 ? "void *" : "const char *", i);
         } else if ((p->flags & SF_P_OUT) && is_struct(api, p)) {
           sf_buf_printf(out, "    h%u = calloc(1, sizeof(%s)); /* the caller's struct */\n",
                         out_handle_vid(s, ci, i) + 1, api->handles[p->type_index].ctype);
@@ -941,7 +942,7 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
       } else if (p->flags & SF_P_INOUT) {
         sf_buf_printf(out, "&o%u", i);
       } else if (p->flags & SF_P_PRINTF) {
-        printf_args(out, sf_seq_bytes(s, &a[i]), a[i].len);
+        printf_args(out, sf_seq_bytes(s, &a[i]), a[i].len, p->flags & SF_P_PRINTF_SQLITE);
       } else if (p->flags & SF_P_CALLBACK) {
         if (is_mock(p, &a[i]))
           sf_buf_printf(out, "sf_mock%u_%u", ci + 1, i);
@@ -960,6 +961,9 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
       }
     }
     sf_buf_printf(out, ");\n");
+    for (uint32_t i = 0; i < f->nparams; i++) /* what the caller frees */
+      if (f->params[i].release)
+        sf_buf_printf(out, "    if (o%u) %s((void *)o%u);\n", i, f->params[i].release, i);
     emit_sets(ec, ci, out);
     if (f->ret.kind == SF_HANDLE) sf_buf_printf(out, "    h%u = r;\n", vid + 1);
     if (f->ret.kind != SF_VOID && f->ret.kind != SF_HANDLE && keep_r)

@@ -57,11 +57,6 @@ static inline cJSON_bool cj_is_child(const cJSON *parent, const cJSON *node) {
   return 0;
 }
 
-/* Does the item have a key (a member of an object, or detached from one)? */
-static inline cJSON_bool cj_has_key(const cJSON *node) {
-  return node->string != NULL;
-}
-
 /* cJSON_CreateStringArray takes `const char *const *strings`, which the
  * grammar cannot pass: up to four strings, the first `count` of them used. */
 static inline cJSON *cj_CreateStringArray(const char *s0, const char *s1, const char *s2,

@@ -20,46 +20,8 @@ static inline size_t glue_ovector_get(pcre2_match_data *md, uint32_t pair, uint3
 }
 
 /* ---------------------------------------------------------------------------
- * In/out lengths and allocated outputs.
+ * Serialization: arrays of patterns.
  * ------------------------------------------------------------------------ */
-/* pcre2_substring_get_by* (PCRE2_UCHAR ** output): get, then
- * pcre2_substring_free as documented. */
-static inline int glue_substring_get_bynumber(pcre2_match_data *md, uint32_t n) {
-  PCRE2_UCHAR *s = NULL;
-  PCRE2_SIZE l;
-  int rc = pcre2_substring_get_bynumber(md, n, &s, &l);
-  if (rc == 0) pcre2_substring_free(s);
-  return rc;
-}
-static inline int glue_substring_get_byname(pcre2_match_data *md, const char *name) {
-  PCRE2_UCHAR *s = NULL;
-  PCRE2_SIZE l;
-  int rc = pcre2_substring_get_byname(md, (PCRE2_SPTR)name, &s, &l);
-  if (rc == 0) pcre2_substring_free(s);
-  return rc;
-}
-
-/* pcre2_substring_list_get (PCRE2_UCHAR *** and PCRE2_SIZE ** outputs; the
- * lengths list is optional), then pcre2_substring_list_free. */
-static inline int glue_substring_list(pcre2_match_data *md, bool lengths) {
-  PCRE2_UCHAR **list = NULL;
-  PCRE2_SIZE *lens = NULL;
-  int rc = pcre2_substring_list_get(md, &list, lengths ? &lens : NULL);
-  if (rc == 0) pcre2_substring_list_free((PCRE2_SPTR *)list);
-  return rc;
-}
-
-/* pcre2_pattern_convert with a NULL *buffer (the library allocates the
- * result); the result is freed by pcre2_converted_pattern_free (grammar
- * `release`). NULL when the conversion fails. */
-static inline char *glue_pattern_convert(const uint8_t *pat, size_t len, uint32_t opts,
-                                         pcre2_convert_context *cv) {
-  PCRE2_UCHAR *out = NULL;
-  PCRE2_SIZE outlen = 0;
-  if (pcre2_pattern_convert(pat, len, opts, &out, &outlen, cv) != 0) return NULL;
-  return (char *)out;
-}
-
 /* pcre2_serialize_encode of one or two patterns (a pcre2_code * array and
  * uint8_t ** / PCRE2_SIZE * outputs). NULL on failure (negative result). */
 static inline uint8_t *glue_serialize_encode(const pcre2_code *a, const pcre2_code *b,

@@ -102,50 +102,15 @@ static inline unsigned sqlite3_glue_value_blob(sqlite3_value *v) {
   return sqlite3_glue_sum(p, sqlite3_value_bytes(v));
 }
 
-/* sqlite3_mprintf / sqlite3_str_appendf are variadic: the format is one of a
- * fixed set (a format from the fuzzer would read arguments it does not
- * pass), each consuming the arguments (string, i64, double) it names. */
-#define SQLITE3_GLUE_FORMATS                                                              \
-  X(0, "%s|%lld|%g", s, n, d) X(1, "%q", s) X(2, "%Q", s) X(3, "%w", s)                   \
-  X(4, "%.*s", (int)(n & 0xff), s) X(5, "%-20.5s|%+08lld|%#x", s, n, (unsigned)n)          \
-  X(6, "%.20f|%e|%G", d, d, d) X(7, "%!.15g|%lld", d, n) X(8, "%c%c%%", (int)n, (int)n + 1) \
-  X(9, "%z", sqlite3_mprintf("%s", s)) X(10, "%.*c", (int)(n & 0xff), 'x') X(11, "%,lld", n)
-static inline char *sqlite3_glue_mprintf(int fmt, const char *s, sqlite3_int64 n, double d) {
-  switch (fmt) {
-#define X(k, f, ...) case k: return sqlite3_mprintf(f, __VA_ARGS__);
-    SQLITE3_GLUE_FORMATS
-#undef X
-  }
-  return 0;
-}
-static inline void sqlite3_glue_str_appendf(sqlite3_str *p, int fmt, const char *s,
-                                            sqlite3_int64 n, double d) {
-  switch (fmt) {
-#define X(k, f, ...) case k: sqlite3_str_appendf(p, f, __VA_ARGS__); break;
-    SQLITE3_GLUE_FORMATS
-#undef X
-  }
-}
-/* sqlite3_snprintf into a caller buffer of size n (1..256), same formats. */
-static inline int sqlite3_glue_snprintf(int n, int fmt, const char *s, sqlite3_int64 i, double d) {
-  char buf[256];
-  char *z = sqlite3_glue_mprintf(fmt, s, i, d); /* the %z case allocates */
-  sqlite3_snprintf(n, buf, "%s", z ? z : "");
-  sqlite3_free(z);
-  return (int)strlen(buf);
+/* sqlite3_str_appendf(p, "%z", copy of s): %z takes a string from
+ * sqlite3_malloc, which SQLite frees (a format argument cannot be one). */
+static inline void sqlite3_glue_str_appendf_z(sqlite3_str *p, const char *s) {
+  sqlite3_str_appendf(p, "%z", sqlite3_mprintf("%s", s));
 }
 
 /* Destructor of sqlite3_str: finish it and free the result it returns. */
 static inline void sqlite3_glue_str_free(sqlite3_str *p) {
   sqlite3_free(sqlite3_str_finish(p));
-}
-
-/* sqlite3_db_config for the (int onoff, int *pRes) verbs; onoff < 0 only
- * queries. Returns the new setting or -1 on error. */
-static inline int sqlite3_glue_db_config(sqlite3 *db, int op, int onoff) {
-  int res = -1;
-  if (sqlite3_db_config(db, op, onoff, &res) != SQLITE_OK) return -1;
-  return res;
 }
 
 /* sqlite3_serialize: returns the size (-1 on failure) and frees the copy;
@@ -182,41 +147,10 @@ static inline int sqlite3_glue_deserialize(sqlite3 *db, const char *schema,
   return rc;
 }
 
-/* Backup. The docs require that the DESTINATION connection is not passed to
- * any other API between sqlite3_backup_init and sqlite3_backup_finish; the
- * grammar states that by consuming the destination in init, so the backup
- * object here carries it and closes it after finishing. */
-typedef struct sqlite3_glue_backup {
-  sqlite3_backup *b;
-  sqlite3 *dest;
-} sqlite3_glue_backup;
-static inline sqlite3_glue_backup *sqlite3_glue_backup_init(sqlite3 *dest, const char *dname,
-                                                            sqlite3 *src, const char *sname) {
-  sqlite3_glue_backup *g;
-  /* ... and its statements or blobs (blobs are statements internally) would
-   * use it too: a careful caller hands over only an idle destination. */
-  if (sqlite3_next_stmt(dest, 0)) return 0;
-  g = sqlite3_malloc(sizeof *g);
-  if (!g) return 0;
-  g->b = sqlite3_backup_init(dest, dname, src, sname);
-  if (!g->b) { sqlite3_free(g); return 0; }
-  g->dest = dest;
-  return g;
-}
-static inline int sqlite3_glue_backup_step(sqlite3_glue_backup *g, int n) {
-  return sqlite3_backup_step(g->b, n);
-}
-static inline int sqlite3_glue_backup_remaining(sqlite3_glue_backup *g) {
-  return sqlite3_backup_remaining(g->b);
-}
-static inline int sqlite3_glue_backup_pagecount(sqlite3_glue_backup *g) {
-  return sqlite3_backup_pagecount(g->b);
-}
-static inline int sqlite3_glue_backup_finish(sqlite3_glue_backup *g) {
-  int rc = sqlite3_backup_finish(g->b);
-  sqlite3_close_v2(g->dest);
-  sqlite3_free(g);
-  return rc;
+/* Whether a statement (or blob: a statement internally) of db is open: a
+ * backup's destination must be idle (sqlite3_next_stmt returns a pointer). */
+static inline int sqlite3_glue_busy(sqlite3 *db) {
+  return sqlite3_next_stmt(db, 0) != 0;
 }
 
 /* sqlite3_create_filename with one URI parameter key=value (azParam is a
