@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What the grammar rules of issue 18 (docs/grammar.md: requires, depends_on,
-# steal, refcounted, struct handles, default nullable, the C shapes, printf)
-# changed on the bundled targets: glue and grammar lines before and after,
+# steal, refcounted, struct handles, default nullable, the C shapes, printf
+# and its SQLite dialect, callbacks as mocks, constants, field reads, states,
+# locks, variadics) changed on the bundled targets: glue lines (all, and C
+# without comments) and grammar lines before and after,
 # and the branch coverage of the seqfuzz fuzzer built from each, side by
 # side (one core each, same seconds, same flags as bench/coverage.sh: fork
 # mode with crashes ignored), medians over seeds.
@@ -41,14 +43,17 @@ mkdir -p "$old/build/targets" "$root/build/targets/cache"
 [ -e "$old/build/targets/cache" ] || ln -s "$root/build/targets/cache" "$old/build/targets/cache"
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
-lines() { # lines TREE_OR_COMMIT LIB KIND(glue|api)
+# The C text of a glue header without comments and blank lines (cpp).
+code_only() { cpp -fpreprocessed -dD -P -w 2>/dev/null | grep -v '^\s*$'; }
+lines() { # lines TREE_OR_COMMIT LIB KIND(glue|code|api): code = glue C lines
   local pat
-  [ "$3" = glue ] && pat='*glue*.h' || pat='*.api'
+  [ "$3" = api ] && pat='*.api' || pat='*glue*.h'
   if [ -d "$1" ]; then
-    cat "$1"/seeds/"$2"/$pat 2>/dev/null | wc -l
+    if [ "$3" = code ]; then cat "$1"/seeds/"$2"/$pat 2>/dev/null | code_only | wc -l
+    else cat "$1"/seeds/"$2"/$pat 2>/dev/null | wc -l; fi
   else
-    git -C "$root" ls-tree --name-only "$1" "seeds/$2/" | grep -E "$( [ "$3" = glue ] && echo 'glue.*\.h$' || echo '\.api$')" |
-      while read -r f; do git -C "$root" show "$1:$f"; done | wc -l
+    git -C "$root" ls-tree --name-only "$1" "seeds/$2/" | grep -E "$( [ "$3" = api ] && echo '\.api$' || echo 'glue.*\.h$')" |
+      while read -r f; do git -C "$root" show "$1:$f"; done | if [ "$3" = code ]; then code_only | wc -l; else wc -l; fi
   fi
 }
 run_one() { # run_one TREE TAG LIB SEED CORE
@@ -68,9 +73,10 @@ run_one() { # run_one TREE TAG LIB SEED CORE
   printf '%-8s | %-11s | %-11s | %-26s | %-26s | %s\n' library "glue lines" "api lines" \
     "branches before (median: all)" "branches after (median: all)" ratio
 } | tee "$result"
-total_old=0 total_new=0
+total_old=0 total_new=0 code_old=0 code_new=0
 for lib in "${libs[@]}"; do
   go=$(lines "$base" "$lib" glue) gn=$(lines "$root" "$lib" glue)
+  code_old=$((code_old + $(lines "$base" "$lib" code))) code_new=$((code_new + $(lines "$root" "$lib" code)))
   ao=$(lines "$base" "$lib" api) an=$(lines "$root" "$lib" api)
   total_old=$((total_old + go)) total_new=$((total_new + gn))
   for tree in "$old" "$root"; do
@@ -96,4 +102,6 @@ for lib in "${libs[@]}"; do
 done
 printf 'glue lines, all: %d -> %d (%.2fx)\n' "$total_old" "$total_new" \
   "$(awk -v a="$total_new" -v b="$total_old" 'BEGIN {print b ? a / b : 0}')" | tee -a "$result"
+printf 'glue C lines without comments and blank lines, all: %d -> %d (%.2fx)\n' "$code_old" "$code_new" \
+  "$(awk -v a="$code_new" -v b="$code_old" 'BEGIN {print b ? a / b : 0}')" | tee -a "$result"
 echo "results: $result; corpora, logs and reports: $work" >&2

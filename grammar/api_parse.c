@@ -677,6 +677,7 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
   }
   if ((ts.shape == 'P' && !(quals & SF_P_OUT)) || accept(ps, "=")) { /* a constant the build computes */
     sf_tok at = ps->tok;
+    if (sf_tok_is(&at, "[")) return fail_at(ps, &at, "a constant is one value, not an array");
     if (quals || ts.stars || ts.shape == 'p' || ts.shape == 'f' || ts.shape == 'd' ||
         ts.is_bytes || !(sf_kind_is_int(ts.kind) || ts.kind == SF_STRING || ts.kind == SF_BOOL))
       return fail_at(ps, &ts.at,

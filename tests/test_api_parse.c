@@ -114,7 +114,7 @@ static const struct {
      "t.api:2:20: a destructor needs a handle parameter"},
     {"api t;\nfunc void f(int x);\nbogus;\n",
      "t.api:3:1: expected a declaration (api, header, library, handle, default, enum, flags, "
-     "dict, func, "
+     "dict, callback, state, func, "
      "invariant or differential)"},
     {"api t;\nheader \"a.h;\n", "t.api:2:8: unterminated string literal"},
     {"api t;\nfunc void f(int x != 99999999999999999999);\n",
@@ -210,6 +210,43 @@ static const struct {
      "t.api:3:30: a relative tolerance is at least 0 and below 1"},
     {"api t;\nfunc int f(int x);\ndifferential b { }\ndifferential c { }\n",
      "t.api:4:14: one differential statement per API"},
+    /* Callbacks, constants, field reads, states, locks, variadics. */
+    {"api t;\ncallback double cb(int x);\n", "t.api:2:10: a callback returns void or an integer"},
+    {"api t;\ncallback int cb(out bytes b[n]);\n", "t.api:2:29: no integer parameter named 'n'"},
+    {"api t;\ncallback int cb(pointer p) returns count;\n",
+     "t.api:2:28: 'returns count' needs an 'out bytes' chunk"},
+    {"api t;\ncallback int cb(out int *n count);\n", "t.api:2:1: a 'count' needs an 'out bytes' chunk"},
+    {"api t;\ncallback int cb(int x) returns in [0, 1] default 7;\n",
+     "t.api:2:51: the default is outside the callback's range"},
+    {"api t;\ncallback void cb(void);\nfunc int f(out cb c);\n",
+     "t.api:3:16: a callback is written 'CALLBACK name' (nullable allowed)"},
+    {"api t;\nfunc int f(int x = 3);\n", "t.api:2:20: expected a C expression in quotes"},
+    {"api t;\nfunc int f(consume int x = \"1\");\n",
+     "t.api:2:20: a constant is a number, a string or a pointer, with no qualifier"},
+    {"api t;\nhandle h;\nfunc int f(h *p, int x) reads p->n;\n",
+     "t.api:3:25: a field read takes exactly one handle parameter"},
+    {"api t;\nhandle h;\nfunc int f(h *p) reads q->n;\n",
+     "t.api:3:24: expected the parameter's name, then '->' and a member"},
+    {"api t;\nhandle h;\nfunc int f(h *p) reads p.n;\n",
+     "t.api:3:18: write 'reads p->member' (the handle is a pointer)"},
+    {"api t;\nstate int s(int *x);\n", "t.api:2:13: a state belongs to a handle: 'state T name(H *h)'"},
+    {"api t;\nhandle h;\nfunc void f(h *p) sets s(p) = 1;\n",
+     "t.api:3:24: expected a state declared before ('state T name(H *h);')"},
+    {"api t;\nhandle h;\nhandle g;\nstate int s(h *x);\nfunc void f(g *p) sets s(p) = 1;\n",
+     "t.api:5:26: expected an input parameter of the state's handle type"},
+    {"api t;\nhandle h;\nstate int s(h *x);\nfunc void f(h *p) requires s(p, p) == 0;\n",
+     "t.api:4:28: state 's' takes one h"},
+    {"api t;\nhandle h;\nfunc void f(h *p, h *q) p depends_on p;\n",
+     "t.api:3:25: a handle cannot depend on itself"},
+    {"api t;\nhandle h;\nfunc int f(h *p) locks p;\n",
+     "t.api:3:18: locks needs a handle result the caller owns"},
+    {"api t;\nfunc int f(..., int x);\n", "t.api:2:12: expected a type"},
+    {"api t;\nfunc int f(int x, ..., char c);\n",
+     "t.api:2:24: a variadic argument is promoted: write int or double"},
+    {"api t;\nfunc int f(printf(c) fmt);\n", "t.api:2:19: expected 'sqlite'"},
+    {"api t;\nfunc int f(pointer p[4]);\n", "t.api:2:21: a constant is one value, not an array"},
+    {"api t;\nfunc int f(out pointer p[4]);\n",
+     "t.api:2:16: a pointer is a constant ('pointer p' or 'pointer p = \"EXPR\"') or 'out pointer *p'"},
 };
 
 static void test_bad_grammars(void **state) {
@@ -226,6 +263,70 @@ static void test_bad_grammars(void **state) {
       fprintf(stderr, "case %zu: got '%s'\n   expected '%s'\n", i, first, bad[i].error);
     assert_string_equal(first, bad[i].error);
   }
+}
+
+/* The shapes of issues 18 and 19 as the model holds them. */
+static void test_callbacks_constants_states(void **state) {
+  (void)state;
+  const char *text =
+      "api t;\nhandle h;\nhandle b;\n"
+      "callback int rd(pointer d, out bytes buf[size], size_t size, out size_t *got count)\n"
+      "    returns in [0, 1] default 1;\n"
+      "callback u32 in(pointer d, out bytes *buf) returns count;\n"
+      "state bool full(h *x);\n"
+      "func h *mk(pointer alloc, string v = \"VERSION\", int size = \"(int)sizeof(struct h)\");\n"
+      "func void set(h *p, nullable rd r, in i);\n"
+      "func int n(h *p) observer reads p->a.n;\n"
+      "func int use(h *p, h *q) p depends_on q sets full(p) = ret == -1 || ret >= 2;\n"
+      "func int get(h *p, out string *s release free_it, out pointer *l) requires full(p);\n"
+      "func b *lock(h *p) locks p;\n"
+      "func int cfg(h *p, int op, ..., int on, out int *res);\n"
+      "func int pr(printf(sqlite) fmt);\n";
+  char err[1024];
+  sf_api *api = sf_api_parse(text, strlen(text), "t.api", err, sizeof err);
+  if (!api) fprintf(stderr, "%s\n", err);
+  assert_non_null(api);
+  assert_int_equal(api->ncallbacks, 2);
+  const sf_callback *rd = &api->callbacks[0];
+  assert_int_equal(rd->nparams, 4);
+  assert_int_equal(rd->params[1].kind, SF_BUFFER);
+  assert_int_equal(rd->params[1].len_param, 2);
+  assert_true(rd->params[3].flags & SF_P_LENGTH); /* count */
+  assert_int_equal(rd->ret_default, 1);
+  assert_true(api->callbacks[1].ret_is_count);
+  assert_int_equal(api->callbacks[1].params[1].len_param, -1);
+  const sf_func *mk = &api->funcs[sf_api_find_func(api, "mk")];
+  for (uint32_t j = 0; j < 3; j++) {
+    assert_true(mk->params[j].flags & SF_P_CONST);
+    assert_false(sf_param_is_input(&mk->params[j]));
+  }
+  assert_null(mk->params[0].cexpr);
+  assert_string_equal(mk->params[2].cexpr, "(int)sizeof(struct h)");
+  const sf_func *set = &api->funcs[sf_api_find_func(api, "set")];
+  assert_true(set->params[1].flags & SF_P_CALLBACK);
+  assert_true(set->params[1].flags & SF_P_NULLABLE);
+  assert_int_equal(set->params[2].type_index, 1);
+  assert_string_equal(api->funcs[sf_api_find_func(api, "n")].reads, "->a.n");
+  const sf_func *use = &api->funcs[sf_api_find_func(api, "use")];
+  assert_int_equal(use->rebind_param, 0);
+  assert_int_equal(use->rebind_to, 1);
+  assert_int_equal(use->nsets, 1);
+  /* `-1` is minus one (the lexer negates a negative literal once) */
+  const sf_expr *eq = use->sets[0].value.expr->kids[0];
+  assert_int_equal(eq->op, SF_E_EQ);
+  assert_int_equal(eq->kids[1]->value, -1);
+  const sf_func *get = &api->funcs[sf_api_find_func(api, "get")];
+  assert_string_equal(get->params[1].release, "free_it");
+  assert_string_equal(get->params[2].ctype, "void **");
+  assert_int_equal(get->requires[0].expr->op, SF_E_STATE);
+  assert_int_equal(sf_func_state_observer(get), -1); /* preconditions: not a state observer */
+  assert_int_equal(api->funcs[sf_api_find_func(api, "lock")].locks_param, 0);
+  const sf_func *cfg = &api->funcs[sf_api_find_func(api, "cfg")];
+  assert_false(cfg->params[1].flags & SF_P_VARIADIC);
+  assert_true(cfg->params[2].flags & SF_P_VARIADIC);
+  assert_true(cfg->params[3].flags & SF_P_VARIADIC);
+  assert_true(api->funcs[sf_api_find_func(api, "pr")].params[0].flags & SF_P_PRINTF_SQLITE);
+  sf_api_free(api);
 }
 
 static void test_reports_every_error(void **state) {
@@ -378,7 +479,9 @@ static void test_prefixes_and_garbage(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_demo_api_model),     cmocka_unit_test(test_types_and_constraints),
-      cmocka_unit_test(test_bad_grammars),       cmocka_unit_test(test_reports_every_error),
+      cmocka_unit_test(test_bad_grammars),
+      cmocka_unit_test(test_callbacks_constants_states),
+      cmocka_unit_test(test_reports_every_error),
       cmocka_unit_test(test_inverse_of),         cmocka_unit_test(test_fingerprint),
       cmocka_unit_test(test_flags_result_error), cmocka_unit_test(test_prefixes_and_garbage),
       cmocka_unit_test(test_oracles_model),      cmocka_unit_test(test_fingerprint_ignores_oracles),
