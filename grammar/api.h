@@ -136,7 +136,9 @@ typedef struct sf_param {
  *     random script mostly answers the default, the ordinary case, and
  *     reaches the others by exact values).
  * When the script is used up, every call answers ret_default, zero numbers
- * and empty chunks. Other parameters are read by nothing. */
+ * and empty chunks. Other parameters are read by nothing. An allocator's
+ * record is one byte: 0 allocates, anything else fails (NULL); past the end
+ * it allocates. */
 typedef struct sf_callback {
   const char *name;
   sf_param ret; /* SF_VOID or a number; lo..hi from `returns in [lo, hi]` */
@@ -144,6 +146,13 @@ typedef struct sf_callback {
   uint32_t nparams;
   uint64_t ret_default; /* `default K` (else 0 clamped into range) */
   bool ret_is_count;    /* `returns count`: the size of the call's chunk */
+  /* An allocator, `pointer NAME(...) allocates n [* m]`: returns
+   * malloc(n * m) (the parameters' indexes; alloc_by -1 for one), or NULL
+   * when its record (one byte) is not 0: fault injection. alloc_size -1
+   * when the callback is no allocator. */
+  int32_t alloc_size, alloc_by;
+  /* `void NAME(...) frees p`: free(p) (p's index), else -1. */
+  int32_t frees;
   uint32_t line;
 } sf_callback;
 /* Longest mock script (bytes). */
@@ -423,8 +432,8 @@ void sf_expr_print(const sf_api *api, const sf_expr *e, sf_expr_leaf_fn leaf, vo
                    struct sf_buf *out);
 
 /* The symbol under which a build provides a `reads` function or the value
- * of a constant parameter ("reads:NAME", "=EXPR"): what `seqfuzz embed`
- * generates and the executor resolves. */
+ * of a constant parameter ("reads:FUNC", "=FUNC.PARAM"): what `seqfuzz
+ * embed` generates and the executor resolves. */
 const char *sf_generated_symbol(const sf_func *f, const sf_param *constant, char *buf,
                                 size_t buflen);
 /* Does v satisfy p's precondition (range and exclusions)? v holds the value

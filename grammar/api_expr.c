@@ -126,9 +126,10 @@ void sf_expr_print(const sf_api *api, const sf_expr *e, sf_expr_leaf_fn leaf, vo
     return;
   case SF_E_STATE:
   case SF_E_CALL:
-    sf_buf_printf(out, "%s(", e->op == SF_E_STATE ? api->states[e->index].name
-                              : e->index < api->nfuncs ? api->funcs[e->index].name
-                                                       : "?");
+    sf_buf_printf(out, "%s(",
+                  e->op == SF_E_STATE      ? api->states[e->index].name
+                  : e->index < api->nfuncs ? api->funcs[e->index].name
+                                           : "?");
     for (uint32_t k = 0; k < e->nkids; k++) {
       if (k) sf_buf_printf(out, ", ");
       sf_expr_print(api, e->kids[k], leaf, ctx, out);

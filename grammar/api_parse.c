@@ -675,11 +675,12 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
     kind_bounds(SF_U64, &p->lo, &p->hi);
     return true;
   }
-  if ((ts.shape == 'P' && !(quals & SF_P_OUT)) || accept(ps, "=")) { /* a constant the build computes */
+  if ((ts.shape == 'P' && !(quals & SF_P_OUT)) ||
+      accept(ps, "=")) { /* a constant the build computes */
     sf_tok at = ps->tok;
     if (sf_tok_is(&at, "[")) return fail_at(ps, &at, "a constant is one value, not an array");
-    if (quals || ts.stars || ts.shape == 'p' || ts.shape == 'f' || ts.shape == 'd' ||
-        ts.is_bytes || !(sf_kind_is_int(ts.kind) || ts.kind == SF_STRING || ts.kind == SF_BOOL))
+    if (quals || ts.stars || ts.shape == 'p' || ts.shape == 'f' || ts.shape == 'd' || ts.is_bytes ||
+        !(sf_kind_is_int(ts.kind) || ts.kind == SF_STRING || ts.kind == SF_BOOL))
       return fail_at(ps, &ts.at,
                      "a constant is a number, a string or a pointer, with no qualifier");
     if (ts.shape == 'P' && accept(ps, "=") && ps->tok.kind != SF_TOK_STRING)
@@ -718,8 +719,9 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
   if ((quals & SF_P_INOUT) && (quals & ~SF_P_INOUT))
     return fail_at(ps, &ts.at, "inout takes no other qualifier");
   if (ts.shape == 'P' && (bracket || ts.stars != 1))
-    return fail_at(ps, &ts.at, "a pointer is a constant ('pointer p' or 'pointer p = \"EXPR\"') "
-                               "or 'out pointer *p'");
+    return fail_at(ps, &ts.at,
+                   "a pointer is a constant ('pointer p' or 'pointer p = \"EXPR\"') "
+                   "or 'out pointer *p'");
   if ((ts.shape == 'f' || ts.shape == 'd') && (bracket || ts.stars))
     return fail_at(ps, &ts.at,
                    "a memfile or memfd is written 'memfile name': its bytes are the value");
@@ -1536,7 +1538,8 @@ static bool parse_sets(parser *ps, sf_func *f, const sf_tok *at) {
   int32_t st = -1;
   for (uint32_t i = 0; i < ps->api->nstates; i++)
     if (name_is(ps->api->states[i].name, &ps->tok)) st = (int32_t)i;
-  if (st < 0) return fail_at(ps, &ps->tok, "expected a state declared before ('state T name(H *h);')");
+  if (st < 0)
+    return fail_at(ps, &ps->tok, "expected a state declared before ('state T name(H *h);')");
   next(ps);
   sf_set *set = push(&f->sets, &f->nsets, sizeof *set);
   if (!set) return oom(ps);
@@ -1619,6 +1622,10 @@ static bool parse_reads(parser *ps, sf_func *f, const sf_tok *at) {
   return true;
 }
 
+static bool ptr_param(const sf_param *p) {
+  return p->ctype && strcmp(p->ctype, "void *") == 0;
+}
+
 /* `callback RET NAME(PARAMS) [returns (in [lo, hi] | count)] [default K];`
  * (api.h: sf_callback). Parameters: numbers, strings, pointers and handles
  * are only passed; `out T *n` numbers and `out bytes b[n]` / `out bytes *b`
@@ -1632,9 +1639,14 @@ static bool parse_callback(parser *ps) {
   if (!cb) return oom(ps);
   cb->line = ps->tok.line;
   cb->ret.len_param = cb->ret.len_of = -1;
+  cb->alloc_size = cb->alloc_by = cb->frees = -1;
   cb->ret.kind = rt.kind;
-  if (!(rt.is_void || sf_kind_is_int(rt.kind) || rt.kind == SF_BOOL) || rt.stars || rt.shape)
-    return fail_at(ps, &rt.at, "a callback returns void or an integer");
+  bool returns_pointer = rt.shape == 'P' || (rt.is_void && rt.stars == 1);
+  if (!(rt.is_void || sf_kind_is_int(rt.kind) || rt.kind == SF_BOOL || returns_pointer) ||
+      (rt.stars && !returns_pointer) || (rt.shape && !returns_pointer))
+    return fail_at(ps, &rt.at, "a callback returns void, an integer or (an allocator) a pointer");
+  if (returns_pointer)
+    rt.is_void = false, rt.kind = cb->ret.kind = SF_U64, rt.base_ctype = "void *";
   cb->ret.ctype = strdup(rt.base_ctype);
   if (!cb->ret.ctype) return oom(ps);
   kind_bounds(rt.kind, &cb->ret.lo, &cb->ret.hi);
@@ -1652,7 +1664,8 @@ static bool parse_callback(parser *ps) {
       type_spec ts;
       if (!parse_type(ps, &ts)) return false;
       bool ptr = ts.shape == 'P' || (ts.is_void && ts.stars == 1);
-      if (!ptr && (ts.is_void || ts.shape == 'p' || ts.shape == 'c' || ts.shape == 'f' || ts.shape == 'd'))
+      if (!ptr &&
+          (ts.is_void || ts.shape == 'p' || ts.shape == 'c' || ts.shape == 'f' || ts.shape == 'd'))
         return fail_at(ps, &ts.at, "a callback parameter is a number, string, pointer or handle");
       p->kind = ptr ? SF_U64 : ts.kind;
       p->type_index = ts.index;
@@ -1673,7 +1686,8 @@ static bool parse_callback(parser *ps) {
           if (!expect(ps, "]")) return false;
           p->ctype = strdup("unsigned char *");
         } else {
-          return fail_at(ps, &ts.at, "a chunk is 'out bytes b[n]' (n a parameter) or 'out bytes *b'");
+          return fail_at(ps, &ts.at,
+                         "a chunk is 'out bytes b[n]' (n a parameter) or 'out bytes *b'");
         }
       } else if (out) {
         if (!(sf_kind_is_int(ts.kind) || ts.kind == SF_BOOL) || ts.stars != 1 || ts.shape)
@@ -1716,7 +1730,27 @@ static bool parse_callback(parser *ps) {
   bool has_default = false;
   for (;;) {
     sf_tok at = ps->tok;
-    if (accept(ps, "returns")) {
+    if (accept(ps, "allocates") || accept(ps, "frees")) {
+      bool alloc = sf_tok_is(&at, "allocates");
+      if (alloc != returns_pointer || (!alloc && !rt.is_void))
+        return fail_at(ps, &at,
+                       alloc ? "an allocator returns a pointer" : "a free callback returns void");
+      for (int k = 0; k < (alloc ? 2 : 1); k++) {
+        int32_t pi = -1;
+        for (uint32_t j = 0; j < cb->nparams; j++)
+          if (name_is(cb->params[j].name, &ps->tok) && !(cb->params[j].flags & SF_P_OUT) &&
+              (alloc ? sf_kind_is_int(cb->params[j].kind) && !ptr_param(&cb->params[j])
+                     : ptr_param(&cb->params[j])))
+            pi = (int32_t)j;
+        if (pi < 0)
+          return fail_at(ps, &ps->tok,
+                         alloc ? "expected an integer parameter (the size)"
+                               : "expected a pointer parameter (what to free)");
+        next(ps);
+        *(alloc ? (k ? &cb->alloc_by : &cb->alloc_size) : &cb->frees) = pi;
+        if (!alloc || !accept(ps, "*")) break;
+      }
+    } else if (accept(ps, "returns")) {
       if (rt.is_void) return fail_at(ps, &at, "a void callback returns nothing");
       if (accept(ps, "count")) {
         if (!chunk) return fail_at(ps, &at, "'returns count' needs an 'out bytes' chunk");
@@ -1736,6 +1770,8 @@ static bool parse_callback(parser *ps) {
   }
   if (has_default && !sf_param_accepts(&cb->ret, cb->ret_default))
     return fail_at(ps, &ps->tok, "the default is outside the callback's range");
+  if (returns_pointer && cb->alloc_size < 0)
+    return fail_at(ps, &ps->tok, "a callback returning a pointer is an allocator: 'allocates n'");
   if (!has_default) cb->ret_default = sf_param_accepts(&cb->ret, 0) ? 0 : cb->ret.lo;
   return expect(ps, ";");
 }
@@ -1790,9 +1826,8 @@ static bool parse_func(parser *ps) {
       if (!parse_param(ps, f, p, &extras[f->nparams - 1])) return false;
       if (variadic) {
         if (p->flags & SF_P_PRINTF) return fail_at(ps, &at, "a printf format is not variadic");
-        if (p->kind == SF_F32 ||
-            ((sf_kind_size(p->kind) == 1 || sf_kind_size(p->kind) == 2) &&
-             !(p->flags & SF_P_INT_BOOL)))
+        if (p->kind == SF_F32 || ((sf_kind_size(p->kind) == 1 || sf_kind_size(p->kind) == 2) &&
+                                  !(p->flags & SF_P_INT_BOOL)))
           return fail_at(ps, &at, "a variadic argument is promoted: write int or double");
         p->flags |= SF_P_VARIADIC;
       }
@@ -1809,8 +1844,7 @@ static bool parse_func(parser *ps) {
   /* Bind buffers to their length parameters. */
   for (uint32_t i = 0; i < f->nparams; i++) {
     sf_param *p = &f->params[i];
-    if (p->kind != SF_BUFFER || (p->flags & (SF_P_MEMFILE | SF_P_MEMFD | SF_P_CALLBACK)))
-      continue;
+    if (p->kind != SF_BUFFER || (p->flags & (SF_P_MEMFILE | SF_P_MEMFD | SF_P_CALLBACK))) continue;
     const sf_tok *ln = &extras[i].len_name;
     int32_t li = -1;
     for (uint32_t j = 0; j < f->nparams; j++)
@@ -2097,8 +2131,8 @@ static uint32_t fingerprint(const sf_api *api) {
 
 const char *sf_generated_symbol(const sf_func *f, const sf_param *constant, char *buf,
                                 size_t buflen) {
-  if (constant)
-    snprintf(buf, buflen, "=%s", constant->cexpr ? constant->cexpr : "0");
+  if (constant) /* one per parameter: one expression may have several types */
+    snprintf(buf, buflen, "=%s.%s", f->name, constant->name);
   else
     snprintf(buf, buflen, "reads:%s", f->name);
   return buf;

@@ -139,8 +139,8 @@ static ffi_type *ffi_of(const sf_api *api, const sf_param *p) {
 /* Where the build keeps the value of each constant parameter of function
  * fi (cmd_embed.c generates them). Nonzero, with a message, if one is
  * missing. */
-static int resolve_constants(sf_exec *x, uint32_t fi, sf_resolve_fn resolve, void *ctx,
-                             char *err, size_t errlen) {
+static int resolve_constants(sf_exec *x, uint32_t fi, sf_resolve_fn resolve, void *ctx, char *err,
+                             size_t errlen) {
   const sf_func *f = &x->api->funcs[fi];
   for (uint32_t j = 0; j < f->nparams; j++) {
     if (!(f->params[j].flags & SF_P_CONST) || !f->params[j].cexpr) continue;
@@ -164,7 +164,8 @@ static void const_slot(const sf_exec *x, uint32_t fi, uint32_t i, slot *out) {
   const sf_param *p = &x->api->funcs[fi].params[i];
   const void *src = x->funcs[fi].constp ? x->funcs[fi].constp[i] : NULL;
   if (src)
-    memcpy(out, src, ffi_of(x->api, p) == &ffi_type_pointer ? sizeof(void *) : sf_kind_size(p->kind));
+    memcpy(out, src,
+           ffi_of(x->api, p) == &ffi_type_pointer ? sizeof(void *) : sf_kind_size(p->kind));
 }
 
 /* The functions that free what out parameters of function fi return
@@ -217,12 +218,30 @@ static uint64_t mock_take(sf_mock *m, unsigned n) {
   return v;
 }
 
+/* Integer argument i of a mock's call, widened. */
+static uint64_t mock_arg(const sf_callback *cb, void **args, int32_t i) {
+  uint64_t v = 0;
+  memcpy(&v, args[i], sf_kind_size(cb->params[i].kind));
+  return sf_exec_widen(cb->params[i].kind, v);
+}
+
 static void mock_entry(ffi_cif *cif, void *ret, void **args, void *user) {
   sf_mock *m = user;
   const sf_callback *cb = m->cb;
   uint64_t chunk = 0;
   (void)cif;
   m->calls++;
+  if (cb->alloc_size >= 0) { /* an allocator: the record says whether it fails */
+    uint64_t n = mock_arg(cb, args, cb->alloc_size);
+    if (cb->alloc_by >= 0) n *= mock_arg(cb, args, cb->alloc_by);
+    void *p = mock_take(m, 1) || n > (1u << 30) ? NULL : malloc(n ? n : 1);
+    memcpy(ret, &p, sizeof p);
+    return;
+  }
+  if (cb->frees >= 0) {
+    free(*(void **)args[cb->frees]);
+    return;
+  }
   for (uint32_t i = 0; i < cb->nparams; i++) { /* the chunk */
     const sf_param *p = &cb->params[i];
     if (!(p->flags & SF_P_OUT) || p->kind != SF_BUFFER) continue;
@@ -270,8 +289,15 @@ static void mock_entry(ffi_cif *cif, void *ret, void **args, void *user) {
 /* A mock for callback type cb answering from script[0..len-1] (kept until
  * cleanup), or NULL when the pool is full. */
 static void *mock_new(sf_exec *x, uint32_t cbi, const uint8_t *script, uint32_t len) {
-  if (x->nmocks == SF_MAX_MOCKS) return NULL;
-  sf_mock *m = &x->mocks[x->nmocks];
+  if (x->nmocks == x->mockcap) {
+    uint32_t cap = x->mockcap ? 2 * x->mockcap : 16;
+    sf_mock **ms = realloc(x->mocks, cap * sizeof *ms);
+    if (!ms) return NULL;
+    x->mocks = ms;
+    for (; x->mockcap < cap; x->mockcap++)
+      if (!(ms[x->mockcap] = calloc(1, sizeof **ms))) return NULL;
+  }
+  sf_mock *m = x->mocks[x->nmocks];
   if (!m->closure && !(m->closure = ffi_closure_alloc(sizeof(ffi_closure), &m->code))) return NULL;
   if (m->cb != &x->api->callbacks[cbi]) {
     if (ffi_prep_closure_loc(m->closure, &x->cb_cif[cbi], mock_entry, m, m->code) != FFI_OK)
@@ -288,7 +314,7 @@ static void *mock_new(sf_exec *x, uint32_t cbi, const uint8_t *script, uint32_t 
 /* After a run: a library that calls a mock later gets its defaults. */
 static void mocks_reset(sf_exec *x) {
   for (uint32_t i = 0; i < x->nmocks; i++)
-    x->mocks[i].script = NULL, x->mocks[i].len = x->mocks[i].pos = 0;
+    x->mocks[i]->script = NULL, x->mocks[i]->len = x->mocks[i]->pos = 0;
   x->nmocks = 0;
 }
 
@@ -399,8 +425,11 @@ void sf_exec_free(sf_exec *x) {
     free(x->funcs[i].param_release);
   }
   free(x->funcs);
-  for (uint32_t i = 0; i < SF_MAX_MOCKS; i++)
-    if (x->mocks[i].closure) ffi_closure_free(x->mocks[i].closure);
+  for (uint32_t i = 0; i < x->mockcap; i++) {
+    if (x->mocks[i] && x->mocks[i]->closure) ffi_closure_free(x->mocks[i]->closure);
+    free(x->mocks[i]);
+  }
+  free(x->mocks);
   free(x->cb_cif);
   free(x->cb_argtypes);
   free(x->states);
@@ -940,18 +969,18 @@ static void cleanup(sf_exec *x) {
   /* Dependents first (`depends_on`: one may have come before what it
    * depends on), then the rest; each pass newest first. */
   for (int pass = x->life.ndependent ? 0 : 1; pass < 2; pass++)
-  for (uint32_t v = x->life.n; v-- > 0;) {
-    if (!x->life.alive[v] || x->life.owner[v] != UINT32_MAX || !x->ptrs[v]) continue;
-    if (pass == 0 && x->life.dependee[v] == UINT32_MAX) continue;
-    /* An alias of something already freed, unless each value is one
-     * counted reference of its own. */
-    bool counted = x->api->handles[x->life.htype[v]].refcounted;
-    if (!counted && is_gone(x, x->ptrs[v])) continue;
-    void *p = x->ptrs[v];
-    call_destructor(x, v);
-    x->life.alive[v] = 0; /* not again in the second pass */
-    if (!counted && !is_gone(x, p)) push_ptr(&x->gone, &x->ngone, &x->gonecap, p);
-  }
+    for (uint32_t v = x->life.n; v-- > 0;) {
+      if (!x->life.alive[v] || x->life.owner[v] != UINT32_MAX || !x->ptrs[v]) continue;
+      if (pass == 0 && x->life.dependee[v] == UINT32_MAX) continue;
+      /* An alias of something already freed, unless each value is one
+       * counted reference of its own. */
+      bool counted = x->api->handles[x->life.htype[v]].refcounted;
+      if (!counted && is_gone(x, x->ptrs[v])) continue;
+      void *p = x->ptrs[v];
+      call_destructor(x, v);
+      x->life.alive[v] = 0; /* not again in the second pass */
+      if (!counted && !is_gone(x, p)) push_ptr(&x->gone, &x->ngone, &x->gonecap, p);
+    }
   mocks_reset(x);
   for (uint32_t i = 0; i < x->nkept; i++)
     free(x->kept[i]);

@@ -30,8 +30,8 @@ typedef struct prepared {
 
 /* A mock standing in for one callback argument (api.h: sf_callback): a
  * libffi closure that answers from its script. Closures are made once and
- * reused by later runs. */
-#define SF_MAX_MOCKS 64
+ * reused by later runs (each mock has storage of its own: the closure points
+ * at it). */
 typedef struct sf_mock {
   ffi_closure *closure;
   void *code; /* the function pointer handed to the library */
@@ -75,11 +75,11 @@ struct sf_exec {
    * the run is recorded (differential mode, repeat check). Off, a run costs
    * nothing more than before the oracles. */
   bool oracle_hooks;
-  bool trace_state; /* sf_exec_trace_state */
-  ffi_cif *cb_cif; /* per callback type */
+  bool trace_state;       /* sf_exec_trace_state */
+  ffi_cif *cb_cif;        /* per callback type */
   ffi_type **cb_argtypes; /* per callback type, 64 slots */
-  sf_mock mocks[SF_MAX_MOCKS];
-  uint32_t nmocks; /* used in this run */
+  sf_mock **mocks;
+  uint32_t nmocks, mockcap; /* used in this run; made so far */
   /* `state`s: nstates per value id, 0 when the value is made. */
   int64_t *states;
   uint32_t statecap;

@@ -164,12 +164,12 @@ static void gen_printf(sf_mutator *m, sf_buf *out, bool sqlite) {
                                         "%f",  "%g",   "%e",  "%a",   "%5d", "%-8s", "%+.2f",
                                         "%#x", "%05d", "%%",  "%.0e", "%lu"};
   static const char *const sqlite_convs[] = {
-      "%d",    "%lld", "%u",   "%x",    "%o",     "%c",       "%.10c", "%s",   "%.3s",
-      "%q",    "%Q",   "%w",   "%.5q",  "%-20.5s", "%+08lld", "%#x",   "%,lld", "%!.15g",
-      "%.20f", "%e",   "%G",   "%%",    "%5d",    "%-8s"};
+      "%d",    "%lld",   "%u",    "%x", "%o",   "%c",      "%.10c",   "%s",
+      "%.3s",  "%q",     "%Q",    "%w", "%.5q", "%-20.5s", "%+08lld", "%#x",
+      "%,lld", "%!.15g", "%.20f", "%e", "%G",   "%%",      "%5d",     "%-8s"};
   const char *const *convs = sqlite ? sqlite_convs : c_convs;
-  size_t nconvs = sqlite ? sizeof sqlite_convs / sizeof *sqlite_convs
-                         : sizeof c_convs / sizeof *c_convs;
+  size_t nconvs =
+      sqlite ? sizeof sqlite_convs / sizeof *sqlite_convs : sizeof c_convs / sizeof *c_convs;
   static const char *const ints[] = {
       "0",     "1",          "-1",          "42",         "255",
       "65535", "2147483647", "-2147483648", "4294967295", "9223372036854775807"};

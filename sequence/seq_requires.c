@@ -85,10 +85,8 @@ static sval eval(const senv *env, const sf_expr *e) {
   sval r = {0}, a = {0}, b = {0};
   /* Observers and states are known only at run time. */
   if (e->op == SF_E_CALL || e->op == SF_E_STATE) return r;
-  if (e->nkids > 0 && e->op != SF_E_AND && e->op != SF_E_OR)
-    a = eval(env, e->kids[0]);
-  if (e->nkids > 1 && e->op != SF_E_AND && e->op != SF_E_OR)
-    b = eval(env, e->kids[1]);
+  if (e->nkids > 0 && e->op != SF_E_AND && e->op != SF_E_OR) a = eval(env, e->kids[0]);
+  if (e->nkids > 1 && e->op != SF_E_AND && e->op != SF_E_OR) b = eval(env, e->kids[1]);
   switch (e->op) {
   case SF_E_INT:
     return (sval){.t = 'i', .i = e->value};

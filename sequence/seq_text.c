@@ -71,12 +71,14 @@ int sf_seq_parse_string(const char *text, size_t len, sf_buf *out) {
   return rc;
 }
 
-static int print_bytes(sf_buf *out, sf_kind elem, const uint8_t *d, size_t n) {
+/* Mostly printable bytes as a string, others (and a mock's script, `hex`)
+ * as x"...". */
+static int print_bytes(sf_buf *out, sf_kind elem, const uint8_t *d, size_t n, bool hex) {
   if (sf_kind_size(elem) == 1 && elem != SF_BOOL) {
     size_t printable = 0;
     for (size_t i = 0; i < n; i++)
       printable += (d[i] >= 0x20 && d[i] < 0x7f) || d[i] == '\n';
-    if (n == 0 || printable * 4 >= n * 3) return sf_seq_print_string(out, d, n);
+    if (!hex && (n == 0 || printable * 4 >= n * 3)) return sf_seq_print_string(out, d, n);
     int rc = sf_buf_printf(out, "x\"");
     for (size_t i = 0; i < n && rc == 0; i++)
       rc = sf_buf_printf(out, "%02x", d[i]);
@@ -120,7 +122,7 @@ static int print_arg(const sf_seq *s, const sf_param *p, const sf_arg *a, sf_buf
     return sf_seq_print_string(out, sf_seq_bytes(s, a), a->len);
   case SF_BUFFER:
   case SF_ARRAY:
-    return print_bytes(out, p->elem, sf_seq_bytes(s, a), a->len);
+    return print_bytes(out, p->elem, sf_seq_bytes(s, a), a->len, p->flags & SF_P_CALLBACK);
   default:
     return print_number(out, p->kind, a->bits);
   }

@@ -429,8 +429,9 @@ static bool c_leaf(void *ctx, const sf_expr *e, sf_buf *out) {
     return true;
   case SF_E_STATE: { /* the harness's per-value states, as an array */
     const sf_expr *h = e->kids[0];
-    uint64_t vid = !c->f ? c->var : h->op == SF_E_PARAM ? sf_seq_args(c->ec->s, c->ci)[h->index].bits
-                                                        : SF_NULL_REF;
+    uint64_t vid = !c->f                 ? c->var
+                   : h->op == SF_E_PARAM ? sf_seq_args(c->ec->s, c->ci)[h->index].bits
+                                         : SF_NULL_REF;
     if (vid == SF_NULL_REF)
       sf_buf_printf(out, "(sf_unknown = 1, 0)");
     else
@@ -633,15 +634,30 @@ static void emit_mocks(const sf_seq *s, sf_buf *out) {
       if (!is_mock(&f->params[i], &a[i])) continue;
       const sf_callback *cb = &api->callbacks[f->params[i].type_index];
       uint32_t c = ci + 1;
-      sf_buf_printf(out, "static struct sf_script sf_script%u_%u = {(const unsigned char *)", c, i);
-      c_literal(out, sf_seq_bytes(s, &a[i]), a[i].len);
-      sf_buf_printf(out, ", %u, 0};\n/* callback %s */\nstatic %s sf_mock%u_%u(", a[i].len,
-                    cb->name, cb->ret.ctype, c, i);
+      /* its bytes: a heap copy of exactly their size, made by each run */
+      sf_buf_printf(out, "static struct sf_script sf_script%u_%u = {NULL, %u, 0};\n", c, i,
+                    a[i].len);
+      sf_buf_printf(out, "/* callback %s */\nstatic %s sf_mock%u_%u(", cb->name, cb->ret.ctype, c,
+                    i);
       for (uint32_t j = 0; j < cb->nparams; j++)
         sf_buf_printf(out, "%s%s q%u", j ? ", " : "", cb->params[j].ctype, j);
-      sf_buf_printf(out, "%s) {\n  struct sf_script *m = &sf_script%u_%u;\n"
-                         "  unsigned long long chunk = 0, v;\n  (void)chunk;\n  (void)v;\n",
+      sf_buf_printf(out,
+                    "%s) {\n  struct sf_script *m = &sf_script%u_%u;\n"
+                    "  unsigned long long chunk = 0, v;\n  (void)chunk;\n  (void)v;\n",
                     cb->nparams ? "" : "void", c, i);
+      for (uint32_t j = 0; j < cb->nparams && (cb->alloc_size >= 0 || cb->frees >= 0); j++)
+        sf_buf_printf(out, "  (void)q%u;\n", j);
+      if (cb->alloc_size >= 0) { /* fault injection: the record says whether it fails */
+        sf_buf_printf(out, "  unsigned long long n = (unsigned long long)q%d", cb->alloc_size);
+        if (cb->alloc_by >= 0) sf_buf_printf(out, " * (unsigned long long)q%d", cb->alloc_by);
+        sf_buf_printf(
+            out, ";\n  return sf_take(m, 1) || n > (1u << 30) ? NULL : malloc(n ? n : 1);\n}\n");
+        continue;
+      }
+      if (cb->frees >= 0) {
+        sf_buf_printf(out, "  free(q%d);\n}\n", cb->frees);
+        continue;
+      }
       for (uint32_t j = 0; j < cb->nparams; j++) { /* the chunk first, as the harness */
         const sf_param *q = &cb->params[j];
         if (!(q->flags & SF_P_OUT)) {
@@ -676,8 +692,8 @@ static void emit_mocks(const sf_seq *s, sf_buf *out) {
         sf_buf_printf(out, "  return (%s)chunk;\n}\n", cb->ret.ctype);
         continue;
       }
-      sf_buf_printf(out, "  if (m->pos + %u > m->len) {\n    m->pos = m->len;\n    return (%s)", size,
-                    cb->ret.ctype);
+      sf_buf_printf(out, "  if (m->pos + %u > m->len) {\n    m->pos = m->len;\n    return (%s)",
+                    size, cb->ret.ctype);
       number(out, cb->ret.kind, cb->ret_default);
       sf_buf_printf(out, ";\n  }\n  v = sf_take(m, %u);\n", size);
       /* out of range: the default */
@@ -687,6 +703,9 @@ static void emit_mocks(const sf_seq *s, sf_buf *out) {
                       "  if (w < %lldLL || w > %lldLL) w = %lldLL;\n",
                       64 - 8 * size, 64 - 8 * size, (long long)cb->ret.lo, (long long)cb->ret.hi,
                       (long long)cb->ret_default);
+      else if (cb->ret.lo == 0) /* no `w < 0` test: gcc's -Wtype-limits */
+        sf_buf_printf(out, "  unsigned long long w = v;\n  if (w > %lluULL) w = %lluULL;\n",
+                      (unsigned long long)cb->ret.hi, (unsigned long long)cb->ret_default);
       else
         sf_buf_printf(out,
                       "  unsigned long long w = v;\n"
@@ -793,8 +812,13 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
                   s->nvals, api->nstates);
   for (uint32_t ci = 0; ci < s->ncalls; ci++) /* each run starts its scripts anew */
     for (uint32_t i = 0; i < sf_seq_func(s, ci)->nparams; i++)
-      if (is_mock(&sf_seq_func(s, ci)->params[i], &sf_seq_args(s, ci)[i]))
-        sf_buf_printf(out, "  sf_script%u_%u.pos = 0;\n", ci + 1, i);
+      if (is_mock(&sf_seq_func(s, ci)->params[i], &sf_seq_args(s, ci)[i])) {
+        const sf_arg *a = &sf_seq_args(s, ci)[i];
+        sf_buf_printf(out, "  sf_script%u_%u.pos = 0;\n  sf_script%u_%u.d = copy_of(", ci + 1, i,
+                      ci + 1, i);
+        c_literal(out, sf_seq_bytes(s, a), a->len);
+        sf_buf_printf(out, ", %u);\n  sf_script%u_%u.len = %u;\n", a->len, ci + 1, i, a->len);
+      }
 
   sf_buf_printf(out, "\n");
 
@@ -880,7 +904,7 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
           sf_buf_printf(out, "    %s a%u = f%u_%u;\n", file ? "FILE *" : "int", i, ci + 1, i);
         continue;
       }
-      if (p->flags & SF_P_PRINTF) continue; /* written out in the call */
+      if (p->flags & (SF_P_PRINTF | SF_P_CALLBACK)) continue; /* written out in the call */
       if (p->kind == SF_STRING && !a[i].bits) {
         sf_buf_printf(out, "    char *a%u = copy_of(", i);
         c_literal(out, sf_seq_bytes(s, &a[i]), a[i].len);
@@ -1009,7 +1033,7 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
         continue;
       }
       bool block =
-          sf_param_is_input(p) && !(p->flags & SF_P_PRINTF) &&
+          sf_param_is_input(p) && !(p->flags & (SF_P_PRINTF | SF_P_CALLBACK)) &&
           ((p->kind == SF_STRING && !a[i].bits) || p->kind == SF_BUFFER || p->kind == SF_ARRAY);
       if (!block) continue;
       if (p->flags & SF_P_KEEP)
@@ -1113,6 +1137,13 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
   }
   if (nkept) sf_buf_printf(out, "  while (nkept) free(kept[--nkept]);\n");
   kept_files(s, true, out);
+  for (uint32_t ci = 0; ci < s->ncalls; ci++) /* the scripts, once no mock can be called */
+    for (uint32_t i = 0; i < sf_seq_func(s, ci)->nparams; i++)
+      if (is_mock(&sf_seq_func(s, ci)->params[i], &sf_seq_args(s, ci)[i]))
+        sf_buf_printf(out,
+                      "  free((void *)sf_script%u_%u.d); /* later calls: the defaults */\n"
+                      "  sf_script%u_%u.d = NULL;\n  sf_script%u_%u.len = 0;\n",
+                      ci + 1, i, ci + 1, i, ci + 1, i);
 
   sf_buf_printf(out, "  return 0;\n}\n\n");
   sf_life_free(&life);
@@ -1126,7 +1157,8 @@ int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
   bool oracles = facts || sf_api_has_contracts(api);
   bool files = false;
   for (uint32_t fi = 0; fi < api->nfuncs; fi++) {
-    oracles |= api->funcs[fi].nrequires > 0 || api->funcs[fi].nsets > 0; /* sf_unknown and friends */
+    oracles |=
+        api->funcs[fi].nrequires > 0 || api->funcs[fi].nsets > 0; /* sf_unknown and friends */
     for (uint32_t i = 0; i < api->funcs[fi].nparams; i++)
       files |= (api->funcs[fi].params[i].flags & (SF_P_MEMFILE | SF_P_MEMFD)) != 0;
   }
@@ -1169,8 +1201,8 @@ int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
     if (f->reads) /* as the build generates it (seqfuzz embed) */
       sf_buf_printf(out,
                     "__attribute__((unused)) static %s sf_reads_%s(%s%s) { return (%s%s)%s; }\n",
-                    f->ret.ctype, f->name, f->params[0].ctype, f->params[0].name,
-                    f->params[0].name, f->reads, f->ret.kind == SF_BOOL ? " != 0" : "");
+                    f->ret.ctype, f->name, f->params[0].ctype, f->params[0].name, f->params[0].name,
+                    f->reads, f->ret.kind == SF_BOOL ? " != 0" : "");
   }
   if (api->ncallbacks) {
     sf_buf_printf(out, "%s", mock_runtime);

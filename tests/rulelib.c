@@ -1,5 +1,6 @@
 #include "rulelib.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,17 @@ struct rl_list {
   rl_node *nodes[RL_MAX_NODES]; /* one reference each */
   int nnodes;
   char name[24];
+};
+
+struct rl_cursor {
+  rl_list *l; /* borrowed (rl_cursor_attach): the list must outlive the cursor */
+  int pos;
+};
+
+struct rl_batch {
+  int *items; /* the list's block at rl_batch_begin, written by rl_batch_end */
+  int n;
+  int add;
 };
 
 struct rl_iter {
@@ -183,6 +195,99 @@ int rl_list_load(rl_list *l, FILE *f) {
   while (l->len < RL_MAX_ITEMS && fscanf(f, "%d", &v) == 1 && rl_list_push(l, v) == 0)
     n++;
   return n;
+}
+
+void rl_list_sort(rl_list *l) {
+  if (!l) return;
+  for (int i = 1; i < l->len; i++) {
+    int v = l->items[i], j = i;
+    for (; j > 0 && l->items[j - 1] > v; j--)
+      l->items[j] = l->items[j - 1];
+    l->items[j] = v;
+  }
+}
+
+/* Trap of `requires rl_sorted(l)`: an interpolation search. On a sorted
+ * list key - first and last - first are distances (unsigned): above < span
+ * says key is below the last item, which then stops the walk right. When the
+ * last item is below the first, span wraps around, the guess is 0, and the
+ * walk right runs past the block if every item is below key. */
+int rl_list_bsearch(rl_list *l, int key) {
+  if (!l || l->len == 0) return -1;
+  const int *a = l->items;
+  int n = l->len, first = a[0], last = a[n - 1];
+  if (key < first) return -1; /* below the smallest item */
+  unsigned long long above = (unsigned long long)((long long)key - first);
+  unsigned long long span = (unsigned long long)((long long)last - first);
+  if (above >= span) return key == last ? n - 1 : -1; /* not below the largest item */
+  /* Where key would be were the items evenly spread, then walk to it: right
+   * up to the last item (above key), left down to the first (not above). */
+  int i = (int)(above * (unsigned)(n - 1) / span);
+  while (a[i] < key)
+    i++;
+  while (a[i] > key)
+    i--;
+  return a[i] == key ? i : -1;
+}
+
+rl_cursor *rl_cursor_new(void) {
+  return calloc(1, sizeof(rl_cursor));
+}
+
+int rl_cursor_attach(rl_cursor *c, rl_list *l) {
+  if (!c) return -1;
+  c->l = l;
+  c->pos = 0;
+  return l ? 0 : -1;
+}
+
+/* Trap of `c depends_on l`: the list is read, alive or not. */
+int rl_cursor_next(rl_cursor *c) {
+  if (!c || !c->l || c->pos >= c->l->len) return -1;
+  return c->l->items[c->pos++];
+}
+
+/* Trap of `c depends_on l` too: what is left is read from the list. */
+int rl_cursor_free(rl_cursor *c) {
+  if (!c) return -1;
+  int left = c->l && c->pos < c->l->len ? c->l->len - c->pos : 0;
+  free(c);
+  return left;
+}
+
+static int add_saturating(int a, int b) {
+  long long s = (long long)a + b;
+  return s > INT_MAX ? INT_MAX : s < INT_MIN ? INT_MIN : (int)s;
+}
+
+rl_batch *rl_batch_begin(rl_list *l) {
+  if (!l) return NULL;
+  rl_batch *b = calloc(1, sizeof *b);
+  if (b) {
+    b->items = l->items;
+    b->n = l->len;
+  }
+  return b;
+}
+
+int rl_batch_add(rl_batch *b, int d) {
+  if (!b) return -1;
+  b->add = add_saturating(b->add, d);
+  return 0;
+}
+
+/* Trap of `locks l`: the block is the one the list had at rl_batch_begin,
+ * which any change of the list since (push, pop, load, free) has freed. */
+int rl_batch_end(rl_batch *b) {
+  if (!b) return -1;
+  int changed = 0;
+  for (int i = 0; i < b->n; i++) {
+    int v = add_saturating(b->items[i], b->add);
+    changed += v != b->items[i];
+    b->items[i] = v;
+  }
+  free(b);
+  return changed;
 }
 
 rl_iter *rl_iter_new(rl_list *l) {

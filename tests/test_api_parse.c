@@ -211,11 +211,18 @@ static const struct {
     {"api t;\nfunc int f(int x);\ndifferential b { }\ndifferential c { }\n",
      "t.api:4:14: one differential statement per API"},
     /* Callbacks, constants, field reads, states, locks, variadics. */
-    {"api t;\ncallback double cb(int x);\n", "t.api:2:10: a callback returns void or an integer"},
+    {"api t;\ncallback double cb(int x);\n",
+     "t.api:2:10: a callback returns void, an integer or (an allocator) a pointer"},
+    {"api t;\ncallback pointer cb(size_t n);\n",
+     "t.api:2:30: a callback returning a pointer is an allocator: 'allocates n'"},
+    {"api t;\ncallback pointer cb(pointer n) allocates n;\n",
+     "t.api:2:42: expected an integer parameter (the size)"},
+    {"api t;\ncallback int cb(pointer p) frees p;\n", "t.api:2:28: a free callback returns void"},
     {"api t;\ncallback int cb(out bytes b[n]);\n", "t.api:2:29: no integer parameter named 'n'"},
     {"api t;\ncallback int cb(pointer p) returns count;\n",
      "t.api:2:28: 'returns count' needs an 'out bytes' chunk"},
-    {"api t;\ncallback int cb(out int *n count);\n", "t.api:2:1: a 'count' needs an 'out bytes' chunk"},
+    {"api t;\ncallback int cb(out int *n count);\n",
+     "t.api:2:1: a 'count' needs an 'out bytes' chunk"},
     {"api t;\ncallback int cb(int x) returns in [0, 1] default 7;\n",
      "t.api:2:51: the default is outside the callback's range"},
     {"api t;\ncallback void cb(void);\nfunc int f(out cb c);\n",
@@ -229,7 +236,8 @@ static const struct {
      "t.api:3:24: expected the parameter's name, then '->' and a member"},
     {"api t;\nhandle h;\nfunc int f(h *p) reads p.n;\n",
      "t.api:3:18: write 'reads p->member' (the handle is a pointer)"},
-    {"api t;\nstate int s(int *x);\n", "t.api:2:13: a state belongs to a handle: 'state T name(H *h)'"},
+    {"api t;\nstate int s(int *x);\n",
+     "t.api:2:13: a state belongs to a handle: 'state T name(H *h)'"},
     {"api t;\nhandle h;\nfunc void f(h *p) sets s(p) = 1;\n",
      "t.api:3:24: expected a state declared before ('state T name(H *h);')"},
     {"api t;\nhandle h;\nhandle g;\nstate int s(h *x);\nfunc void f(g *p) sets s(p) = 1;\n",
@@ -245,8 +253,8 @@ static const struct {
      "t.api:2:24: a variadic argument is promoted: write int or double"},
     {"api t;\nfunc int f(printf(c) fmt);\n", "t.api:2:19: expected 'sqlite'"},
     {"api t;\nfunc int f(pointer p[4]);\n", "t.api:2:21: a constant is one value, not an array"},
-    {"api t;\nfunc int f(out pointer p[4]);\n",
-     "t.api:2:16: a pointer is a constant ('pointer p' or 'pointer p = \"EXPR\"') or 'out pointer *p'"},
+    {"api t;\nfunc int f(out pointer p[4]);\n", "t.api:2:16: a pointer is a constant ('pointer p' "
+                                                "or 'pointer p = \"EXPR\"') or 'out pointer *p'"},
 };
 
 static void test_bad_grammars(void **state) {
@@ -273,6 +281,8 @@ static void test_callbacks_constants_states(void **state) {
       "callback int rd(pointer d, out bytes buf[size], size_t size, out size_t *got count)\n"
       "    returns in [0, 1] default 1;\n"
       "callback u32 in(pointer d, out bytes *buf) returns count;\n"
+      "callback pointer al(pointer o, u32 items, u32 size) allocates items * size;\n"
+      "callback void fr(pointer o, pointer p) frees p;\n"
       "state bool full(h *x);\n"
       "func h *mk(pointer alloc, string v = \"VERSION\", int size = \"(int)sizeof(struct h)\");\n"
       "func void set(h *p, nullable rd r, in i);\n"
@@ -286,7 +296,11 @@ static void test_callbacks_constants_states(void **state) {
   sf_api *api = sf_api_parse(text, strlen(text), "t.api", err, sizeof err);
   if (!api) fprintf(stderr, "%s\n", err);
   assert_non_null(api);
-  assert_int_equal(api->ncallbacks, 2);
+  assert_int_equal(api->ncallbacks, 4);
+  assert_int_equal(api->callbacks[2].alloc_size, 1);
+  assert_int_equal(api->callbacks[2].alloc_by, 2);
+  assert_int_equal(api->callbacks[3].frees, 1);
+  assert_int_equal(api->callbacks[3].alloc_size, -1);
   const sf_callback *rd = &api->callbacks[0];
   assert_int_equal(rd->nparams, 4);
   assert_int_equal(rd->params[1].kind, SF_BUFFER);
@@ -478,13 +492,17 @@ static void test_prefixes_and_garbage(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_demo_api_model),     cmocka_unit_test(test_types_and_constraints),
+      cmocka_unit_test(test_demo_api_model),
+      cmocka_unit_test(test_types_and_constraints),
       cmocka_unit_test(test_bad_grammars),
       cmocka_unit_test(test_callbacks_constants_states),
       cmocka_unit_test(test_reports_every_error),
-      cmocka_unit_test(test_inverse_of),         cmocka_unit_test(test_fingerprint),
-      cmocka_unit_test(test_flags_result_error), cmocka_unit_test(test_prefixes_and_garbage),
-      cmocka_unit_test(test_oracles_model),      cmocka_unit_test(test_fingerprint_ignores_oracles),
+      cmocka_unit_test(test_inverse_of),
+      cmocka_unit_test(test_fingerprint),
+      cmocka_unit_test(test_flags_result_error),
+      cmocka_unit_test(test_prefixes_and_garbage),
+      cmocka_unit_test(test_oracles_model),
+      cmocka_unit_test(test_fingerprint_ignores_oracles),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -155,9 +155,12 @@ static inline z_stream *zg_deflate_init(int level) {
   return zg__init(w, deflateInit(&w->strm, level));
 }
 
+/* With the application's allocator and free function (Z_NULL: zlib's). */
 static inline z_stream *zg_deflate_init2(int level, int method, int windowBits, int memLevel,
-                                         int strategy) {
+                                         int strategy, alloc_func zalloc, free_func zfree) {
   zg_stream *w = zg__new();
+  w->strm.zalloc = zalloc;
+  w->strm.zfree = zfree;
   return zg__init(w, deflateInit2(&w->strm, level, method, windowBits, memLevel, strategy));
 }
 
@@ -228,8 +231,10 @@ static inline z_stream *zg_inflate_init(void) {
   return zg__init(w, inflateInit(&w->strm));
 }
 
-static inline z_stream *zg_inflate_init2(int windowBits) {
+static inline z_stream *zg_inflate_init2(int windowBits, alloc_func zalloc, free_func zfree) {
   zg_stream *w = zg__new();
+  w->strm.zalloc = zalloc;
+  w->strm.zfree = zfree;
   return zg__init(w, inflateInit2(&w->strm, windowBits));
 }
 
