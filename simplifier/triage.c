@@ -279,28 +279,34 @@ static bool makes_type(const sf_func *f, uint32_t htype) {
   return false;
 }
 
-static bool calls_func(const sf_seq *s, uint32_t func) {
-  for (uint32_t ci = 0; ci < s->ncalls; ci++)
-    if (s->calls[ci].func == func) return true;
+/* Was value v (made by call vals[v].call) made from, or later handed
+ * together with, a handle of type htype (a blob opened on a connection; a
+ * cursor attached to a list)? */
+static bool tied_to(const sf_seq *s, uint32_t v, uint32_t htype) {
+  for (uint32_t ci = s->vals[v].call; ci < s->ncalls; ci++) {
+    const sf_func *f = sf_seq_func(s, ci);
+    const sf_arg *a = sf_seq_args(s, ci);
+    bool has_v = ci == s->vals[v].call, has_h = false;
+    for (uint32_t k = 0; k < f->nparams; k++) {
+      if (f->params[k].kind != SF_HANDLE || !sf_param_is_input(&f->params[k]) ||
+          a[k].bits == SF_NULL_REF)
+        continue;
+      has_v |= a[k].bits == v;
+      has_h |= a[k].bits != v && s->vals[a[k].bits].htype == htype;
+    }
+    if (has_v && has_h) return true;
+  }
   return false;
 }
 
-/* Does func take a handle of a type of which s has a value made by a call
- * that took a handle of type htype (a blob opened on a connection)? The
- * call of func may be the cleanup's. */
+/* Does func take a handle of a type of which s has a value tied to a handle
+ * of type htype (tied_to)? The call of func may be the cleanup's. */
 static bool works_on_made_from(const sf_seq *s, uint32_t func, uint32_t htype) {
   const sf_func *f = &s->api->funcs[func];
   for (uint32_t i = 0; i < f->nparams; i++) {
     if (f->params[i].kind != SF_HANDLE || !sf_param_is_input(&f->params[i])) continue;
-    for (uint32_t v = 0; v < s->nvals; v++) {
-      if (s->vals[v].htype != f->params[i].type_index) continue;
-      const sf_func *pf = sf_seq_func(s, s->vals[v].call);
-      const sf_arg *pa = sf_seq_args(s, s->vals[v].call);
-      for (uint32_t k = 0; k < pf->nparams; k++)
-        if (pf->params[k].kind == SF_HANDLE && sf_param_is_input(&pf->params[k]) &&
-            pa[k].bits != SF_NULL_REF && s->vals[pa[k].bits].htype == htype)
-          return true;
-    }
+    for (uint32_t v = 0; v < s->nvals; v++)
+      if (s->vals[v].htype == f->params[i].type_index && tied_to(s, v, htype)) return true;
   }
   return false;
 }
@@ -504,6 +510,7 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
   sf_signature sig;
   sf_signature_parse(text, text ? strlen(text) : 0, &sig);
   int32_t called = outermost_api(&r.crash);
+  char hint[256] = ""; /* appended to a bug's reason */
   const char *where = called >= 0 ? api->funcs[called].name : "the library";
 
   /* A crash inside the glue is the description's fault, not the library's. */
@@ -564,13 +571,13 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
      * handle: the library's own doing, no ownership the grammar got wrong. */
     bool inside_destructor =
         made_handle && g == api->handles[htype].destructor && called == g && made == 1;
-    /* Freed by its own destructor, which the sequence called, and used
-     * afterwards by a call on something made from it: the grammar let that
-     * outlive it. Whether it may is the library's contract, not seqfuzz's to
-     * guess. */
+    /* Freed by its own destructor (the sequence's call or the cleanup's)
+     * and used afterwards by a call on something made from it or attached
+     * to it: the grammar let that outlive it. Whether it may is the
+     * library's contract, not seqfuzz's to guess. */
     int32_t user = called; /* the call that used it */
     if (made_handle && g == api->handles[htype].destructor && user >= 0 && user != g &&
-        calls_func(s, (uint32_t)g) && works_on_made_from(s, (uint32_t)user, htype)) {
+        works_on_made_from(s, (uint32_t)user, htype)) {
       snprintf(reason, len,
                "a %s freed by its destructor %s was used afterwards by %s: if what %s works on "
                "must not outlive its %s, the grammar should say so (`depends_on`, or `owned_by` "
@@ -600,6 +607,18 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
         return SF_LIKELY_MISUSE;
       }
     }
+    /* Freed inside a call on a handle (not its destructor) that a value
+     * made from it kept a pointer into, and used by a call on that value
+     * (a batch whose list grew under it; a snapshot whose store was
+     * compacted): a bug unless the value must have the handle to itself,
+     * which only the documentation says. A hint, not a verdict. */
+    for (uint32_t h = 0;
+         g >= 0 && !made_handle && user >= 0 && user != g && h < api->nhandles && !hint[0]; h++)
+      if (borrows_handle_of(&api->funcs[g], h) && works_on_made_from(s, (uint32_t)user, h))
+        snprintf(hint, sizeof hint,
+                 "; unless what %s works on must have the %s to itself while it lives (the "
+                 "grammar should then say `locks` on its maker)",
+                 api->funcs[user].name, api->handles[h].name);
     if (made_handle && !inside_destructor) {
       /* Calls of the sequence that took such a handle without consuming it. */
       char suspects[160] = "";
@@ -755,11 +774,11 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
   if (freer >= 0)
     snprintf(freed, sizeof freed, " (freed %sin %s)", r.crash.via_cleanup ? "earlier " : "",
              api->funcs[freer].name);
-  snprintf(reason, len, "%s %s%s; every call kept to the grammar's contract",
+  snprintf(reason, len, "%s %s%s; every call kept to the grammar's contract%s",
            r.kind[0]     ? r.kind
            : sig.kind[0] ? sig.kind
                          : "crash",
-           at, freed);
+           at, freed, hint);
   return SF_LIKELY_BUG;
 }
 

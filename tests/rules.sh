@@ -149,27 +149,19 @@ trap_of printf "(SEGV|ubsan: [a-z ]*null pointer) in rl_list_printf" 'printf' cl
 # 7. P depends_on Q: a cursor attached to a list (rl_cursor_attach) reads it
 #    when used or freed. Found as: cursor, list, attach, then the cleanup,
 #    newest first, frees the list before the cursor (the full grammar frees
-#    the dependent first: runs clean). Triage calls it misuse, through its
-#    ownership rule: "a rl_list (made by rl_list_new) was freed in
-#    rl_list_free while the grammar says the caller still owned it; calls
-#    that took one: rl_cursor_attach: a call probably took ownership without
-#    `consume`". It names the call but advises `consume`, not depends_on:
-#    its rule for a value used after what it was made from was freed
-#    (advising `depends_on`) needs rl_list_free called by the sequence, not
-#    the cleanup, and a cursor made by a call that took the list
-#    (rl_cursor_new takes none; the later rl_cursor_attach does not count).
-trap_of depends_on_param "heap-use-after-free in rl_cursor_(next|free)" 'rl_cursor_attach' either \
+#    the dependent first: runs clean). Triage: a value attached to the list
+#    used after the list's destructor ("... the grammar should say so
+#    (`depends_on`, ...)").
+trap_of depends_on_param "heap-use-after-free in rl_cursor_(next|free)" 'depends_on' either \
   'dependent|depends_on'
 # 8. locks: rl_batch_end writes the block its list had at rl_batch_begin,
 #    freed by any call changing the list since (found as rl_list_printf
-#    pushing an item). Triage calls it a bug, so only: found without the rule,
-#    rejected with it. What it says: "likely bug: heap-use-after-free while
-#    destroying the handles the caller owned (freed earlier in
-#    rl_list_printf); every call kept to the grammar's contract". The freed
-#    block is no value of the sequence (a list call allocated it), and no rule
-#    of triage relates the use of one value (the batch) to a call on another
-#    (the list) made while the first lived.
-trap_of locks "heap-use-after-free in rl_batch_end" '' rejected 'locked|locks' ""
+#    pushing an item). Triage cannot tell this from a library bug (the
+#    demo's snapshot freed under it by kv_compact has the same shape, and
+#    is one): it calls it a likely bug and names the rule that would make it
+#    misuse ("... unless what rl_batch_end works on must have the rl_list to
+#    itself while it lives (the grammar should then say `locks` ...)").
+trap_of locks "heap-use-after-free in rl_batch_end" 'locks' rejected 'locked|locks' 'likely bug'
 # 9. A state: rl_list_bsearch on a list not sorted since it last changed
 #    (rl_sorted(l) is 0) runs past the block: found as push 0, push -1,
 #    bsearch 1. Triage calls it misuse, through its rule for an argument
