@@ -156,6 +156,69 @@ static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max
   if (out->len > max_len) out->len = (size_t)max_len;
 }
 
+/* Append v's low `size` bytes, little endian. */
+static void put_le(sf_buf *out, uint64_t v, unsigned size) {
+  for (unsigned i = 0; i < size; i++)
+    sf_buf_putc(out, (uint8_t)(v >> (8 * i)));
+}
+
+/* One answer of a mock: mostly the default (the ordinary case), else a
+ * bound or another legal value. */
+static uint64_t gen_answer(sf_mutator *m, const sf_callback *cb) {
+  sf_rng *r = &m->rng;
+  const sf_param *p = &cb->ret;
+  uint64_t span = p->hi - p->lo;
+  switch (sf_rng_below(r, 8)) {
+  case 0:
+    return p->lo;
+  case 1:
+    return p->hi;
+  case 2:
+  case 3:
+    return span == UINT64_MAX ? sf_rng_next(r) : p->lo + sf_rng_below(r, span + 1);
+  default:
+    return cb->ret_default;
+  }
+}
+
+/* A mock's script (api.h: sf_callback), record by record in its layout:
+ * chunks of dictionary words, bytes of other arguments or letters; small
+ * out numbers; answers (gen_answer); an allocator's failures now and then.
+ * One time in four, bytes as for any buffer (the mutator's job then). */
+static void gen_script(sf_mutator *m, const sf_seq *s, const sf_callback *cb, sf_buf *out) {
+  sf_rng *r = &m->rng;
+  if (sf_rng_chance(r, 1, 4)) {
+    pick_bytes(m, s, out, SF_MAX_SCRIPT);
+    return;
+  }
+  bool chunk = false;
+  for (uint32_t j = 0; j < cb->nparams; j++)
+    chunk |= (cb->params[j].flags & SF_P_OUT) && cb->params[j].kind == SF_BUFFER;
+  sf_buf piece = {0};
+  sf_buf_reset(out);
+  for (uint64_t k = 1 + sf_rng_below(r, 8); k-- > 0 && out->len < SF_MAX_SCRIPT / 2;) {
+    if (cb->alloc_size >= 0) { /* 0 allocates, else fails */
+      sf_buf_putc(out, sf_rng_chance(r, 1, 8));
+      continue;
+    }
+    if (chunk) {
+      pick_bytes(m, s, &piece, 255);
+      sf_buf_putc(out, (uint8_t)piece.len);
+      sf_buf_append(out, piece.data, piece.len);
+    }
+    for (uint32_t j = 0; j < cb->nparams; j++) {
+      const sf_param *q = &cb->params[j];
+      if ((q->flags & SF_P_OUT) && q->kind != SF_BUFFER && !(q->flags & SF_P_LENGTH))
+        put_le(out, sf_rng_chance(r, 3, 4) ? sf_rng_below(r, 4) : sf_rng_next(r),
+               sf_kind_size(q->kind));
+    }
+    if (cb->ret.kind != SF_VOID && !cb->ret_is_count)
+      put_le(out, gen_answer(m, cb), sf_kind_size(cb->ret.kind));
+  }
+  sf_buf_free(&piece);
+  if (out->len > SF_MAX_SCRIPT) out->len = SF_MAX_SCRIPT;
+}
+
 /* A printf format with its arguments (seq.h: sf_printf_parse): a few
  * pieces of text and conversions, each with an argument of its kind. */
 static void gen_printf(sf_mutator *m, sf_buf *out, bool sqlite) {
@@ -227,7 +290,11 @@ int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param 
     unsigned es = sf_kind_size(p->elem);
     uint64_t lo = p->array_len, hi = p->array_len;
     if (p->kind == SF_BUFFER) sf_seq_buffer_bounds(f, p, &lo, &hi);
-    if (es == 1) {
+    if ((p->flags & SF_P_CALLBACK) && (p->flags & SF_P_NULLABLE) && sf_rng_chance(&m->rng, 1, 16)) {
+      sf_buf_reset(tmp); /* NULL */
+    } else if (p->flags & SF_P_CALLBACK) {
+      gen_script(m, s, &m->api->callbacks[p->type_index], tmp);
+    } else if (es == 1) {
       pick_bytes(m, s, tmp, hi);
     } else {
       uint64_t n = lo + sf_rng_below(&m->rng, (hi - lo < 16 ? hi - lo : 16) + 1);
