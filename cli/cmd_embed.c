@@ -38,10 +38,7 @@ static void generated_functions(const sf_api *api, sf_buf *out) {
         sf_buf_printf(out, "static const %s sf_const_%u_%u = (%s)(%s);\n", p->ctype, i, j, p->ctype,
                       p->cexpr);
     }
-    if (f->reads) /* a bool: whether the member (a pointer, often) is set */
-      sf_buf_printf(out, "static %s sf_reads_%u(%s%s) { return %s(%s%s)%s; }\n", f->ret.ctype, i,
-                    f->params[0].ctype, f->params[0].name, f->ret.kind == SF_BOOL ? "" : "(",
-                    f->params[0].name, f->reads, f->ret.kind == SF_BOOL ? " != 0" : ")");
+    if (f->reads) sf_reads_define(f, out);
   }
   sf_buf_printf(out, "\n");
 }
@@ -58,8 +55,8 @@ static void generated_symbols(const sf_api *api, sf_buf *out) {
       sf_buf_printf(out, ", (void *)&sf_const_%u_%u},\n", i, j);
     }
     if (f->reads)
-      sf_buf_printf(out, "    {\"%s\", (void *)&sf_reads_%u},\n",
-                    sf_generated_symbol(f, NULL, sym, sizeof sym), i);
+      sf_buf_printf(out, "    {\"%s\", (void *)&sf_reads_%s},\n",
+                    sf_generated_symbol(f, NULL, sym, sizeof sym), f->name);
   }
 }
 

@@ -436,6 +436,10 @@ void sf_expr_print(const sf_api *api, const sf_expr *e, sf_expr_leaf_fn leaf, vo
  * embed` generates and the executor resolves. */
 const char *sf_generated_symbol(const sf_func *f, const sf_param *constant, char *buf,
                                 size_t buflen);
+/* The C definition of `reads` function f, named sf_reads_<f's name> (what
+ * the embed file and reproducers compile): its member, or for a bool
+ * whether the member is non-zero. */
+void sf_reads_define(const sf_func *f, struct sf_buf *out);
 /* Does v satisfy p's precondition (range and exclusions)? v holds the value
  * in the low sf_kind_size(p->kind) bytes, sign-extended for signed kinds. */
 bool sf_param_accepts(const sf_param *p, uint64_t v);

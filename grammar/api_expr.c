@@ -26,6 +26,12 @@ const char *sf_diff_release(const sf_api *api, const char *release, char *buf, s
   return buf;
 }
 
+void sf_reads_define(const sf_func *f, sf_buf *out) {
+  sf_buf_printf(out, "__attribute__((unused)) static %s sf_reads_%s(%s%s) { return (%s%s)%s; }\n",
+                f->ret.ctype, f->name, f->params[0].ctype, f->params[0].name, f->params[0].name,
+                f->reads, f->ret.kind == SF_BOOL ? " != 0" : "");
+}
+
 bool sf_api_has_contracts(const sf_api *api) {
   if (api->ninvariants) return true;
   for (uint32_t i = 0; i < api->nfuncs; i++)

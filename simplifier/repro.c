@@ -1198,11 +1198,7 @@ int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
   if (oracles) sf_buf_printf(out, "%s", oracle_runtime);
   for (uint32_t fi = 0; fi < api->nfuncs; fi++) {
     const sf_func *f = &api->funcs[fi];
-    if (f->reads) /* as the build generates it (seqfuzz embed) */
-      sf_buf_printf(out,
-                    "__attribute__((unused)) static %s sf_reads_%s(%s%s) { return (%s%s)%s; }\n",
-                    f->ret.ctype, f->name, f->params[0].ctype, f->params[0].name, f->params[0].name,
-                    f->reads, f->ret.kind == SF_BOOL ? " != 0" : "");
+    if (f->reads) sf_reads_define(f, out); /* as the build generates it (seqfuzz embed) */
   }
   if (api->ncallbacks) {
     sf_buf_printf(out, "%s", mock_runtime);
