@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Callbacks driven by mocks (docs/grammar.md 3.7) against a hand-written
 # harness whose callbacks read the fuzz input (bench/cblib_handwritten.c),
-# on tests/cblib.h's four bugs, each behind a callback (an inconsistent
-# comparator, a reader's bytes, an input chunk, a hook's answer): time to
+# on tests/cblib.h's six bugs, each behind a callback (an inconsistent
+# comparator, a reader's bytes, an input chunk, a hook's answer, two seek
+# positions behind arithmetic guards, an allocator failing): time to
 # the bug from an empty corpus, libFuzzer, side by side (one core each),
 # medians over seeds. CBLIB_BUGS turns on one bug at a time.
 #
@@ -33,7 +34,7 @@ run() {
 }
 echo "# bench/callbacks.sh $seeds $limit ($(date -u +%F), $(nproc) cores): seconds to the bug, median (all)"
 printf '%-6s | %-36s | %-36s | %s\n' bug "seqfuzz (mocks)" "hand-written harness" "hand-written / seqfuzz"
-for bug in sort read pull tick; do
+for bug in sort read pull tick seek reserve; do
   a="" b=""
   for seed in $(seq 1 "$seeds"); do
     run "$root/build/tests/cblib_fuzzer" "$bug" "$seed" 0 >"$work/a" &

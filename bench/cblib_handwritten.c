@@ -1,8 +1,10 @@
 /* A hand-written libFuzzer harness for tests/cblib.h, written the usual
  * OSS-Fuzz way: a byte picks each call, and the callbacks read the fuzz
  * input (a comparator's answers, a reader's chunks, an input callback's
- * chunks, a hook's answers). The baseline of bench/callbacks.sh. */
+ * chunks, a hook's answers, a seek callback's positions, an allocator's
+ * failures: a byte each, odd fails). The baseline of bench/callbacks.sh. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cblib.h"
@@ -46,12 +48,24 @@ static unsigned char hook(unsigned count) {
   return take() % 101;
 }
 
+static unsigned seek(void *ctx, int whence) {
+  unsigned v = 0;
+  (void)ctx, (void)whence;
+  for (int i = 0; i < 4; i++)
+    v |= (unsigned)take() << (8 * i);
+  return v;
+}
+
+static void *alloc(size_t size) {
+  return take() & 1 ? NULL : malloc(size);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   in = data, left = size;
   cb_box *b = cb_box_new(CBLIB_VERSION, (int)sizeof(cb_box));
   if (!b) return 0;
   while (left) {
-    switch (take() % 5) {
+    switch (take() % 7) {
     case 0:
       cb_sort(b, take() % (CB_NVALS + 1), compare, NULL);
       break;
@@ -64,9 +78,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 3:
       cb_set_hook(b, take() & 1 ? hook : NULL);
       break;
-    default:
+    case 4:
       cb_tick(b);
       break;
+    case 5:
+      cb_seek(b, seek, NULL);
+      break;
+    default: {
+      int n = 1 + take() % 4;
+      cb_reserve(b, n, 1 + take(), alloc, free);
+      break;
+    }
     }
   }
   cb_box_free(b);

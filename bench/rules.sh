@@ -34,15 +34,8 @@ old="$root/build/bench/rules-base"
 mkdir -p "$work" "$root/build/targets"
 result="$root/build/bench/rules-$(date +%Y%m%d-%H%M%S).txt"
 
-# The base tree, sharing the unpacked Debian sources.
-if [ ! -d "$old/.git" ] && [ ! -f "$old/.git" ]; then
-  git -C "$root" worktree add -f --detach "$old" "$base" >/dev/null 2>&1
-fi
-git -C "$old" checkout -q --detach "$base"
-mkdir -p "$old/build/targets" "$root/build/targets/cache"
-[ -e "$old/build/targets/cache" ] || ln -s "$root/build/targets/cache" "$old/build/targets/cache"
-
-median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
+source "$root/bench/lib.sh"
+bench_tree "$root" "$old" "$base" # the base tree
 # The C text of a glue header without comments and blank lines (cpp).
 code_only() { cpp -fpreprocessed -dD -P -w 2>/dev/null | grep -v '^\s*$'; }
 lines() { # lines TREE_OR_COMMIT LIB KIND(glue|code|api): code = glue C lines
@@ -55,17 +48,6 @@ lines() { # lines TREE_OR_COMMIT LIB KIND(glue|code|api): code = glue C lines
     git -C "$root" ls-tree --name-only "$1" "seeds/$2/" | grep -E "$( [ "$3" = api ] && echo '\.api$' || echo 'glue.*\.h$')" |
       while read -r f; do git -C "$root" show "$1:$f"; done | if [ "$3" = code ]; then code_only | wc -l; else wc -l; fi
   fi
-}
-run_one() { # run_one TREE TAG LIB SEED CORE
-  local tree=$1 tag=$2 lib=$3 seed=$4 core=$5 bindir="$1/build/targets/$3/libfuzzer"
-  local corpus="$work/$lib/$tag-$seed"
-  rm -rf "$corpus" "$corpus.crashes"
-  mkdir -p "$corpus" "$corpus.crashes"
-  unzip -q -o "$bindir/${lib}_seqfuzz_seed_corpus.zip" -d "$corpus"
-  SEQFUZZ_STATS=0 taskset -c "$core" "$bindir/${lib}_seqfuzz" -max_total_time="$secs" -seed="$seed" \
-    -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -timeout=25 -rss_limit_mb=2560 \
-    -artifact_prefix="$corpus.crashes/" -dict="$bindir/${lib}_seqfuzz.dict" "$corpus" \
-    >"$corpus.log" 2>&1 || true
 }
 
 {
@@ -86,14 +68,11 @@ for lib in "${libs[@]}"; do
   done
   bo="" bn=""
   for seed in $(seq 1 "$seeds"); do
-    run_one "$old" before "$lib" "$seed" 0 &
-    run_one "$root" after "$lib" "$seed" 1 &
+    coverage_run "$old" "$lib" "$work/$lib/before-$seed" "$seed" 0 "$secs" &
+    coverage_run "$root" "$lib" "$work/$lib/after-$seed" "$seed" 1 "$secs" &
     wait
-    read -r _ _ _ b1 _ < <("$old/scripts/coverage-target.sh" "$lib" -o "$work/$lib/report-before-$seed" \
-      "$work/$lib/before-$seed" 2>/dev/null | grep '^COVERAGE')
-    read -r _ _ _ b2 _ < <("$root/scripts/coverage-target.sh" "$lib" -o "$work/$lib/report-after-$seed" \
-      "$work/$lib/after-$seed" 2>/dev/null | grep '^COVERAGE')
-    bo="$bo $b1" bn="$bn $b2"
+    bo="$bo $(coverage_branches "$old" "$lib" "$work/$lib/report-before-$seed" "$work/$lib/before-$seed")"
+    bn="$bn $(coverage_branches "$root" "$lib" "$work/$lib/report-after-$seed" "$work/$lib/after-$seed")"
   done
   mo=$(echo "$bo" | median) mn=$(echo "$bn" | median)
   printf '%-8s | %4s -> %-4s | %4s -> %-4s | %-26s | %-26s | %s\n' "$lib" "$go" "$gn" "$ao" "$an" \

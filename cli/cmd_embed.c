@@ -40,6 +40,8 @@ static void generated_functions(const sf_api *api, sf_buf *out) {
     }
     if (f->reads) sf_reads_define(f, out);
   }
+  for (uint32_t i = 0; i < api->nvtables; i++) /* each member from its mock */
+    sf_vtable_define(&api->vtables[i], out);
   sf_buf_printf(out, "\n");
 }
 
@@ -58,6 +60,9 @@ static void generated_symbols(const sf_api *api, sf_buf *out) {
       sf_buf_printf(out, "    {\"%s\", (void *)&sf_reads_%s},\n",
                     sf_generated_symbol(f, NULL, sym, sizeof sym), f->name);
   }
+  for (uint32_t i = 0; i < api->nvtables; i++)
+    sf_buf_printf(out, "    {\"%s\", (void *)&sf_vtable_%s},\n",
+                  sf_vtable_symbol(&api->vtables[i], sym, sizeof sym), api->vtables[i].name);
 }
 
 int cmd_embed(int argc, char **argv) {

@@ -81,6 +81,10 @@ enum {
   SF_P_PRINTF_SQLITE = 1 << 14,
   /* After `...` in the parameter list: passed as a variadic argument. */
   SF_P_VARIADIC = 1 << 15,
+  /* A pointer to a struct of function pointers the harness fills with mocks
+   * (docs/grammar.md §3.7): an SF_BUFFER of bytes holding each member's
+   * script (sf_vtable_scripts); type_index names the sf_vtable. */
+  SF_P_VTABLE = 1 << 16,
 };
 
 /* Comparison used by error conventions and preconditions. */
@@ -157,6 +161,43 @@ typedef struct sf_callback {
 } sf_callback;
 /* Longest mock script (bytes). */
 #define SF_MAX_SCRIPT 4096
+
+/* `vtable NAME [= "C type"] { [nullable] CALLBACK member; ... };`: a struct
+ * of function pointers the caller fills (I/O methods, a vtable). An
+ * argument of that type points to one the harness fills, each member a mock
+ * (or NULL: a nullable member with an empty script). */
+typedef struct sf_vtable_slot {
+  const char *member;
+  uint32_t callback; /* the sf_callback of its type */
+  bool nullable;
+} sf_vtable_slot;
+typedef struct sf_vtable {
+  const char *name;
+  const char *ctype; /* the struct's C type */
+  sf_vtable_slot *slots;
+  uint32_t nslots;
+  uint32_t line;
+} sf_vtable;
+#define SF_MAX_VTABLE_SLOTS 16
+/* The script of each member of a vtable argument's value v: the members in
+ * order, each a 2-byte little-endian length and that many bytes (cut at the
+ * value's end; past it, empty scripts). scripts[i] points into v. */
+void sf_vtable_scripts(const sf_vtable *vt, const uint8_t *v, uint32_t len, const uint8_t **scripts,
+                       uint32_t *lens);
+
+/* One record of a mock's script (one call of the mock), as the harness
+ * reads it. */
+typedef struct sf_script_record {
+  uint32_t start, end;           /* its bytes, [start, end) */
+  uint32_t chunk_off, chunk_len; /* the chunk's bytes (cut at the script's end) */
+  uint32_t outs_off;             /* the out numbers, in parameter order (may be cut short) */
+  bool answered;                 /* the result's bytes are all there: [end - size, end) */
+} sf_script_record;
+/* The records of script s of callback cb, at most max into out: how many.
+ * A callback that reads no bytes (a void one without out numbers or chunk,
+ * a `frees` one) has none. An allocator's record is its one byte. */
+uint32_t sf_script_records(const sf_callback *cb, const uint8_t *s, uint32_t len,
+                           sf_script_record *out, uint32_t max);
 
 /* Function flags. */
 enum {
@@ -362,6 +403,8 @@ typedef struct sf_api {
   uint32_t ninvariants;
   sf_callback *callbacks;
   uint32_t ncallbacks;
+  sf_vtable *vtables;
+  uint32_t nvtables;
   sf_state *states;
   uint32_t nstates;
   sf_differential *diff; /* NULL without a differential statement */
@@ -436,10 +479,17 @@ void sf_expr_print(const sf_api *api, const sf_expr *e, sf_expr_leaf_fn leaf, vo
  * embed` generates and the executor resolves. */
 const char *sf_generated_symbol(const sf_func *f, const sf_param *constant, char *buf,
                                 size_t buflen);
+/* The symbol of the function that makes a vtable from its members'
+ * function pointers ("vtable:NAME", `void *make(void *const *fns)`: a heap
+ * struct, or NULL), which `seqfuzz embed` generates. */
+const char *sf_vtable_symbol(const sf_vtable *vt, char *buf, size_t buflen);
 /* The C definition of `reads` function f, named sf_reads_<f's name> (what
  * the embed file and reproducers compile): its member, or for a bool
  * whether the member is non-zero. */
 void sf_reads_define(const sf_func *f, struct sf_buf *out);
+/* The C definition of the function under sf_vtable_symbol (the embed
+ * file's): a heap struct of vt's type, each member set from fns. */
+void sf_vtable_define(const sf_vtable *vt, struct sf_buf *out);
 /* Does v satisfy p's precondition (range and exclusions)? v holds the value
  * in the low sf_kind_size(p->kind) bytes, sign-extended for signed kinds. */
 bool sf_param_accepts(const sf_param *p, uint64_t v);

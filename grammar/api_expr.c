@@ -32,6 +32,17 @@ void sf_reads_define(const sf_func *f, sf_buf *out) {
                 f->reads, f->ret.kind == SF_BOOL ? " != 0" : "");
 }
 
+void sf_vtable_define(const sf_vtable *vt, sf_buf *out) {
+  sf_buf_printf(out,
+                "__attribute__((unused)) static void *sf_vtable_%s(void *const *fns) {\n"
+                "  %s *v = calloc(1, sizeof *v);\n  if (!v) return NULL;\n",
+                vt->name, vt->ctype);
+  for (uint32_t i = 0; i < vt->nslots; i++)
+    sf_buf_printf(out, "  v->%s = (__typeof__(v->%s))fns[%u];\n", vt->slots[i].member,
+                  vt->slots[i].member, i);
+  sf_buf_printf(out, "  return v;\n}\n");
+}
+
 bool sf_api_has_contracts(const sf_api *api) {
   if (api->ninvariants) return true;
   for (uint32_t i = 0; i < api->nfuncs; i++)

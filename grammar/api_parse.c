@@ -264,6 +264,42 @@ bool sf_param_accepts(const sf_param *p, uint64_t v) {
   return true;
 }
 
+uint32_t sf_script_records(const sf_callback *cb, const uint8_t *s, uint32_t len,
+                           sf_script_record *out, uint32_t max) {
+  bool chunk = false, numbers = false;
+  uint32_t outs_size = 0;
+  for (uint32_t j = 0; j < cb->nparams; j++) {
+    const sf_param *p = &cb->params[j];
+    if (!(p->flags & SF_P_OUT)) continue;
+    if (p->kind == SF_BUFFER)
+      chunk = true;
+    else if (!(p->flags & SF_P_LENGTH))
+      numbers = true, outs_size += sf_kind_size(p->kind);
+  }
+  uint32_t answer = cb->ret.kind != SF_VOID && !cb->ret_is_count ? sf_kind_size(cb->ret.kind) : 0;
+  if (cb->alloc_size >= 0) chunk = numbers = false, outs_size = 0, answer = 1;
+  if (cb->frees >= 0 || (!chunk && !numbers && !answer)) return 0;
+  uint32_t pos = 0, n = 0;
+  while (pos < len && n < max) {
+    sf_script_record *r = &out[n++];
+    r->start = pos;
+    r->chunk_off = pos;
+    r->chunk_len = 0;
+    if (chunk) {
+      uint32_t l = s[pos++];
+      r->chunk_off = pos;
+      r->chunk_len = l < len - pos ? l : len - pos;
+      pos += r->chunk_len;
+    }
+    r->outs_off = pos;
+    pos = len - pos < outs_size ? len : pos + outs_size;
+    r->answered = answer && len - pos >= answer;
+    pos = r->answered ? pos + answer : answer ? len : pos;
+    r->end = pos;
+  }
+  return n;
+}
+
 /* ---- lookups ------------------------------------------------------------ */
 
 static bool name_is(const char *name, const sf_tok *t) {
@@ -446,7 +482,7 @@ static bool parse_dict(parser *ps) {
 
 /* Type name -> kind. Returns false if the name is unknown. */
 static bool lookup_type(parser *ps, const sf_tok *t, sf_kind *kind, uint32_t *index,
-                        const char **ctype) {
+                        const char **ctype, char *shape) {
   for (size_t i = 0; i < sizeof prim_names / sizeof *prim_names; i++) {
     if (name_is(prim_names[i].name, t)) {
       *kind = prim_names[i].kind;
@@ -479,6 +515,16 @@ static bool lookup_type(parser *ps, const sf_tok *t, sf_kind *kind, uint32_t *in
       *kind = SF_BUFFER; /* its script */
       *index = i;
       *ctype = ps->api->callbacks[i].ret.ctype; /* replaced by the pointer type */
+      *shape = 'c';
+      return true;
+    }
+  }
+  for (uint32_t i = 0; i < ps->api->nvtables; i++) {
+    if (name_is(ps->api->vtables[i].name, t)) {
+      *kind = SF_BUFFER; /* its members' scripts */
+      *index = i;
+      *ctype = ps->api->vtables[i].ctype;
+      *shape = 'v';
       return true;
     }
   }
@@ -505,7 +551,7 @@ typedef struct type_spec {
   bool is_bytes;
   bool is_void;
   /* 'b' bool32, 'f' memfile, 'd' memfd, 'p' printf, 'P' pointer, 'c' a
-   * callback, else 0 */
+   * callback, 'v' a vtable, else 0 */
   char shape;
   bool sqlite; /* printf(sqlite) */
 } type_spec;
@@ -519,7 +565,7 @@ static bool parse_type(parser *ps, type_spec *ts) {
     ts->kind = SF_VOID;
     ts->base_ctype = "void";
   } else if (ps->tok.kind != SF_TOK_IDENT ||
-             !lookup_type(ps, &ps->tok, &ts->kind, &ts->index, &ts->base_ctype)) {
+             !lookup_type(ps, &ps->tok, &ts->kind, &ts->index, &ts->base_ctype, &ts->shape)) {
     if (ps->tok.kind == SF_TOK_IDENT)
       return fail(ps, ps->tok.line, ps->tok.col, "unknown type '%.*s'", (int)ps->tok.len,
                   ps->tok.start);
@@ -531,8 +577,7 @@ static bool parse_type(parser *ps, type_spec *ts) {
               : sf_tok_is(&ps->tok, "memfd")   ? 'd'
               : sf_tok_is(&ps->tok, "printf")  ? 'p'
               : sf_tok_is(&ps->tok, "pointer") ? 'P'
-              : ts->kind == SF_BUFFER          ? 'c'
-                                               : 0;
+                                               : ts->shape;
   next(ps);
   if (ts->shape == 'p' && accept(ps, "(")) { /* a dialect */
     if (!sf_tok_is(&ps->tok, "sqlite")) return fail_at(ps, &ps->tok, "expected 'sqlite'");
@@ -665,6 +710,16 @@ static bool parse_param(parser *ps, sf_func *f, sf_param *p, param_extra *x) {
     if (f->params[i].name && strcmp(f->params[i].name, p->name) == 0)
       return fail(ps, ps->tok.line, ps->tok.col, "duplicate parameter '%s'", p->name);
 
+  if (ts.shape == 'v') { /* a vtable: its members' scripts are the value */
+    if ((quals & ~SF_P_NULLABLE) || ts.stars != 1)
+      return fail_at(ps, &ts.at, "a vtable is passed as 'VTABLE *name' (nullable allowed)");
+    p->elem = SF_U8;
+    p->flags |= SF_P_VTABLE;
+    p->ctype = make_ctype(ts.base_ctype, 1, false);
+    if (!p->ctype) return oom(ps);
+    kind_bounds(SF_U64, &p->lo, &p->hi);
+    return true;
+  }
   if (ts.shape == 'c') { /* a callback: its mock's script is the value */
     if ((quals & ~SF_P_NULLABLE) || ts.stars)
       return fail_at(ps, &ts.at, "a callback is written 'CALLBACK name' (nullable allowed)");
@@ -1630,6 +1685,58 @@ static bool ptr_param(const sf_param *p) {
  * (api.h: sf_callback). Parameters: numbers, strings, pointers and handles
  * are only passed; `out T *n` numbers and `out bytes b[n]` / `out bytes *b`
  * chunks are what the mock writes. */
+static bool parse_vtable(parser *ps) {
+  sf_api *api = ps->api;
+  if (!check_new_name(ps)) return false;
+  for (uint32_t i = 0; i < api->ncallbacks; i++)
+    if (name_is(api->callbacks[i].name, &ps->tok))
+      return fail_at(ps, &ps->tok, "a callback has this name");
+  sf_vtable *vt = push(&api->vtables, &api->nvtables, sizeof *vt);
+  if (!vt) return oom(ps);
+  vt->line = ps->tok.line;
+  if (!expect_ident(ps, "a vtable name", (char **)&vt->name)) return false;
+  if (accept(ps, "=")) {
+    if (!expect_string(ps, (char **)&vt->ctype)) return false;
+  } else if (!(vt->ctype = strdup(vt->name))) {
+    return oom(ps);
+  }
+  if (!expect(ps, "{")) return false;
+  while (!accept(ps, "}")) {
+    sf_tok at = ps->tok;
+    if (vt->nslots == SF_MAX_VTABLE_SLOTS) return fail_at(ps, &at, "at most 16 members");
+    sf_vtable_slot *sl = push(&vt->slots, &vt->nslots, sizeof *sl);
+    if (!sl) return oom(ps);
+    sl->nullable = accept(ps, "nullable");
+    type_spec ts;
+    if (!parse_type(ps, &ts)) return false;
+    if (ts.shape != 'c' || ts.stars)
+      return fail_at(ps, &ts.at, "a vtable member is 'CALLBACK name' (nullable allowed)");
+    sl->callback = ts.index;
+    if (!expect_ident(ps, "a member name", (char **)&sl->member)) return false;
+    for (uint32_t j = 0; j + 1 < vt->nslots; j++)
+      if (strcmp(vt->slots[j].member, sl->member) == 0) return fail_at(ps, &at, "duplicate member");
+    if (!expect(ps, ";")) return false;
+  }
+  if (!vt->nslots) return fail(ps, vt->line, 1, "a vtable has at least one member");
+  return expect(ps, ";");
+}
+
+void sf_vtable_scripts(const sf_vtable *vt, const uint8_t *v, uint32_t len, const uint8_t **scripts,
+                       uint32_t *lens) {
+  uint32_t pos = 0;
+  for (uint32_t i = 0; i < vt->nslots; i++) {
+    uint32_t n = 0;
+    if (len - pos >= 2) {
+      n = v[pos] | (uint32_t)v[pos + 1] << 8;
+      pos += 2;
+      if (n > len - pos) n = len - pos;
+    }
+    scripts[i] = v + pos;
+    lens[i] = n;
+    pos += n;
+  }
+}
+
 static bool parse_callback(parser *ps) {
   sf_api *api = ps->api;
   type_spec rt;
@@ -1664,8 +1771,7 @@ static bool parse_callback(parser *ps) {
       type_spec ts;
       if (!parse_type(ps, &ts)) return false;
       bool ptr = ts.shape == 'P' || (ts.is_void && ts.stars == 1);
-      if (!ptr &&
-          (ts.is_void || ts.shape == 'p' || ts.shape == 'c' || ts.shape == 'f' || ts.shape == 'd'))
+      if (!ptr && (ts.is_void || (ts.shape && ts.shape != 'b')))
         return fail_at(ps, &ts.at, "a callback parameter is a number, string, pointer or handle");
       p->kind = ptr ? SF_U64 : ts.kind;
       p->type_index = ts.index;
@@ -1844,7 +1950,9 @@ static bool parse_func(parser *ps) {
   /* Bind buffers to their length parameters. */
   for (uint32_t i = 0; i < f->nparams; i++) {
     sf_param *p = &f->params[i];
-    if (p->kind != SF_BUFFER || (p->flags & (SF_P_MEMFILE | SF_P_MEMFD | SF_P_CALLBACK))) continue;
+    if (p->kind != SF_BUFFER ||
+        (p->flags & (SF_P_MEMFILE | SF_P_MEMFD | SF_P_CALLBACK | SF_P_VTABLE)))
+      continue;
     const sf_tok *ln = &extras[i].len_name;
     int32_t li = -1;
     for (uint32_t j = 0; j < f->nparams; j++)
@@ -2017,11 +2125,12 @@ static bool parse_statement(parser *ps) {
   if (accept(ps, "func")) return parse_func(ps);
   if (accept(ps, "invariant")) return parse_invariant(ps);
   if (accept(ps, "callback")) return parse_callback(ps);
+  if (accept(ps, "vtable")) return parse_vtable(ps);
   if (accept(ps, "state")) return parse_state(ps);
   if (accept(ps, "differential")) return parse_differential(ps);
   return fail_at(ps, &t,
                  "expected a declaration (api, header, library, handle, default, enum, "
-                 "flags, dict, callback, state, func, invariant or differential)");
+                 "flags, dict, callback, vtable, state, func, invariant or differential)");
 }
 
 static void resolve_pending(parser *ps) {
@@ -2124,6 +2233,10 @@ static uint32_t fingerprint(const sf_api *api) {
     for (uint32_t j = 0; j < cb->nparams; j++)
       h = fp_param(h, &cb->params[j]);
   }
+  for (uint32_t i = 0; i < api->nvtables; i++)
+    for (uint32_t j = 0; j < api->vtables[i].nslots; j++)
+      h = sf_hash_mix(h ^ 0x7ab,
+                      api->vtables[i].slots[j].callback * 2u + api->vtables[i].slots[j].nullable);
   return (uint32_t)(h ^ (h >> 32));
 }
 
@@ -2135,6 +2248,11 @@ const char *sf_generated_symbol(const sf_func *f, const sf_param *constant, char
     snprintf(buf, buflen, "=%s.%s", f->name, constant->name);
   else
     snprintf(buf, buflen, "reads:%s", f->name);
+  return buf;
+}
+
+const char *sf_vtable_symbol(const sf_vtable *vt, char *buf, size_t buflen) {
+  snprintf(buf, buflen, "vtable:%s", vt->name);
   return buf;
 }
 
@@ -2211,6 +2329,14 @@ void sf_api_free(sf_api *api) {
     free(cb->params);
   }
   free(api->callbacks);
+  for (uint32_t i = 0; i < api->nvtables; i++) {
+    free((char *)api->vtables[i].name);
+    free((char *)api->vtables[i].ctype);
+    for (uint32_t j = 0; j < api->vtables[i].nslots; j++)
+      free((char *)api->vtables[i].slots[j].member);
+    free(api->vtables[i].slots);
+  }
+  free(api->vtables);
   for (uint32_t i = 0; i < api->nstates; i++) {
     free((char *)api->states[i].name);
     free_param(&api->states[i].ret);

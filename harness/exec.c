@@ -71,6 +71,7 @@ void sf_call_outcome_print(const sf_seq *s, const sf_call_outcome *o, sf_buf *li
       sf_buf_printf(line, "  %s=%llu", p->name, (unsigned long long)o->outs[i]);
   }
   if (o->failed) sf_buf_printf(line, "  (error by the API's convention)");
+  if (o->mock_calls) sf_buf_printf(line, "  (mocks called %u times)", o->mock_calls);
 }
 
 bool sf_run_legal(const sf_run_result *r) {
@@ -101,7 +102,8 @@ const char *sf_run_status_name(sf_run_status st) {
 }
 
 static ffi_type *ffi_of(const sf_api *api, const sf_param *p) {
-  if (p->flags & (SF_P_OUT | SF_P_INOUT | SF_P_MEMFILE | SF_P_CALLBACK)) return &ffi_type_pointer;
+  if (p->flags & (SF_P_OUT | SF_P_INOUT | SF_P_MEMFILE | SF_P_CALLBACK | SF_P_VTABLE))
+    return &ffi_type_pointer;
   if (p->ctype && strchr(p->ctype, '*')) return &ffi_type_pointer;
   if (p->flags & (SF_P_MEMFD | SF_P_INT_BOOL)) return &ffi_type_sint32;
   sf_kind k = p->kind;
@@ -231,6 +233,7 @@ static void mock_entry(ffi_cif *cif, void *ret, void **args, void *user) {
   uint64_t chunk = 0;
   (void)cif;
   m->calls++;
+  (*m->all_calls)++;
   if (cb->alloc_size >= 0) { /* an allocator: the record says whether it fails */
     uint64_t n = mock_arg(cb, args, cb->alloc_size);
     if (cb->alloc_by >= 0) n *= mock_arg(cb, args, cb->alloc_by);
@@ -305,10 +308,39 @@ static void *mock_new(sf_exec *x, uint32_t cbi, const uint8_t *script, uint32_t 
     m->cb = &x->api->callbacks[cbi];
   }
   m->script = script;
+  m->all_calls = &x->mock_calls;
   m->len = len;
   m->pos = m->calls = 0;
   x->nmocks++;
   return m->code;
+}
+
+static int push_ptr(void ***arr, uint32_t *n, uint32_t *cap, void *p);
+
+/* A vtable of type vti filled with mocks answering from the members'
+ * scripts in value v (kept, with the struct, until cleanup), or NULL. */
+static void *vtable_new(sf_exec *x, uint32_t vti, const uint8_t *v, uint32_t len) {
+  const sf_vtable *vt = &x->api->vtables[vti];
+  uint8_t *copy = malloc(len ? len : 1);
+  if (!copy || push_ptr(&x->kept, &x->nkept, &x->keptcap, copy)) {
+    free(copy);
+    return NULL;
+  }
+  if (len) memcpy(copy, v, len);
+  const uint8_t *scripts[SF_MAX_VTABLE_SLOTS];
+  uint32_t lens[SF_MAX_VTABLE_SLOTS];
+  void *fns[SF_MAX_VTABLE_SLOTS] = {0};
+  sf_vtable_scripts(vt, copy, len, scripts, lens);
+  for (uint32_t k = 0; k < vt->nslots; k++)
+    if ((lens[k] || !vt->slots[k].nullable) &&
+        !(fns[k] = mock_new(x, vt->slots[k].callback, scripts[k], lens[k])))
+      return NULL;
+  void *made = x->vt_make[vti](fns);
+  if (made && push_ptr(&x->kept, &x->nkept, &x->keptcap, made)) {
+    free(made);
+    return NULL;
+  }
+  return made;
 }
 
 /* After a run: a library that calls a mock later gets its defaults. */
@@ -328,6 +360,23 @@ sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *
   }
   x->api = api;
   sf_life_init(&x->life, api);
+  if (api->nvtables && !(x->vt_make = calloc(api->nvtables, sizeof *x->vt_make))) {
+    if (err && errlen) snprintf(err, errlen, "out of memory");
+    sf_exec_free(x);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < api->nvtables; i++) {
+    char sym[600];
+    void *fn = resolve(ctx, sf_vtable_symbol(&api->vtables[i], sym, sizeof sym));
+    memcpy(&x->vt_make[i], &fn, sizeof fn);
+    if (!fn) {
+      if (err && errlen)
+        snprintf(err, errlen, "vtable %s needs the embedded build (seqfuzz embed)",
+                 api->vtables[i].name);
+      sf_exec_free(x);
+      return NULL;
+    }
+  }
   for (uint32_t i = 0; i < api->nfuncs; i++) {
     const sf_func *f = &api->funcs[i];
     prepared *pf = &x->funcs[i];
@@ -432,6 +481,7 @@ void sf_exec_free(sf_exec *x) {
   free(x->mocks);
   free(x->cb_cif);
   free(x->cb_argtypes);
+  free(x->vt_make);
   free(x->states);
   sf_life_free(&x->life);
   free(x->ptrs);
@@ -755,6 +805,12 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
       const_slot(x, s->calls[ci].func, i, &slots[i]);
       continue;
     }
+    if (p->flags & SF_P_VTABLE) { /* a struct of mocks; an empty value is NULL when nullable */
+      if (!a[i].len && (p->flags & SF_P_NULLABLE)) continue;
+      if (!(slots[i].p = vtable_new(x, p->type_index, sf_seq_bytes(s, &a[i]), a[i].len)))
+        ok = false;
+      continue;
+    }
     if (p->flags & SF_P_CALLBACK) { /* a mock; an empty script is NULL when nullable */
       if (!a[i].len && (p->flags & SF_P_NULLABLE)) continue;
       uint8_t *script = malloc(a[i].len ? a[i].len : 1);
@@ -811,6 +867,7 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
   }
   ffi_result rv;
   rv.u = 0;
+  uint32_t mock_calls = x->mock_calls;
   if (ok && pf->variadic) {
     ok = call_printf(x, s, ci, slots, argp, &rv);
     o->made = ok;
@@ -818,6 +875,7 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
     ffi_call(&pf->cif, pf->fn, &rv, argp);
     o->made = true;
   }
+  o->mock_calls = x->mock_calls - mock_calls;
   if (o->made) {
     o->ret = result_bits(api, f, &rv);
     o->failed = sf_exec_error_matches(api, f, o->ret);

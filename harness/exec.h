@@ -61,11 +61,12 @@ const char *sf_run_status_name(sf_run_status st);
 /* What one call did, for hooks. */
 typedef struct sf_call_outcome {
   uint32_t call;
-  bool made;         /* false when the call was not made (NULL handle) */
-  bool failed;       /* the error convention matched */
-  uint64_t ret;      /* result bits: integers sign-extended, floats as bits, pointers */
-  const char *str;   /* string result (NULL if none); valid during the hook only */
-  uint64_t outs[64]; /* value written to each out parameter (pointer or number) */
+  bool made;           /* false when the call was not made (NULL handle) */
+  bool failed;         /* the error convention matched */
+  uint64_t ret;        /* result bits: integers sign-extended, floats as bits, pointers */
+  const char *str;     /* string result (NULL if none); valid during the hook only */
+  uint32_t mock_calls; /* calls the library made of mocks during it (any call's) */
+  uint64_t outs[64];   /* value written to each out parameter (pointer or number) */
 } sf_call_outcome;
 
 typedef struct sf_exec_hooks {

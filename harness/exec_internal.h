@@ -39,6 +39,7 @@ typedef struct sf_mock {
   const uint8_t *script; /* a `keep` copy: the library may call it until cleanup */
   uint32_t len, pos;
   uint32_t calls;
+  uint32_t *all_calls; /* the executor's count of mock calls */
 } sf_mock;
 
 struct sf_exec {
@@ -75,7 +76,11 @@ struct sf_exec {
    * the run is recorded (differential mode, repeat check). Off, a run costs
    * nothing more than before the oracles. */
   bool oracle_hooks;
-  bool trace_state;       /* sf_exec_trace_state */
+  bool trace_state; /* sf_exec_trace_state */
+  /* per vtable type: the embed file's function that makes one (heap) from
+   * its members' function pointers (sf_vtable_symbol) */
+  void *(**vt_make)(void *const *fns);
+  uint32_t mock_calls;    /* calls of any mock, for sf_call_outcome */
   ffi_cif *cb_cif;        /* per callback type */
   ffi_type **cb_argtypes; /* per callback type, 64 slots */
   sf_mock **mocks;

@@ -163,7 +163,9 @@ static void put_le(sf_buf *out, uint64_t v, unsigned size) {
 }
 
 /* One answer of a mock: mostly the default (the ordinary case), else a
- * bound or another legal value. */
+ * bound, a value the target compared against (`if (hook() == 42)`: the
+ * library compares a callback's result with what it expects), or another
+ * legal value. */
 static uint64_t gen_answer(sf_mutator *m, const sf_callback *cb) {
   sf_rng *r = &m->rng;
   const sf_param *p = &cb->ret;
@@ -174,6 +176,11 @@ static uint64_t gen_answer(sf_mutator *m, const sf_callback *cb) {
   case 1:
     return p->hi;
   case 2:
+    for (int tries = 0; tries < 8 && m->ncmpvals; tries++) {
+      uint64_t v = m->cmpvals[sf_rng_below(r, m->ncmpvals)];
+      if (sf_param_accepts(p, v)) return v;
+    }
+    /* fall through */
   case 3:
     return span == UINT64_MAX ? sf_rng_next(r) : p->lo + sf_rng_below(r, span + 1);
   default:
@@ -181,42 +188,73 @@ static uint64_t gen_answer(sf_mutator *m, const sf_callback *cb) {
   }
 }
 
-/* A mock's script (api.h: sf_callback), record by record in its layout:
- * chunks of dictionary words, bytes of other arguments or letters; small
- * out numbers; answers (gen_answer); an allocator's failures now and then.
- * One time in four, bytes as for any buffer (the mutator's job then). */
+/* One record of a mock's script (api.h: sf_callback), appended to out: a
+ * chunk of a dictionary word (alone, or a header: a word and a few bytes),
+ * bytes of other arguments or letters; small out numbers; an answer
+ * (gen_answer); an allocator's failure now and then. */
+static void gen_record(sf_mutator *m, const sf_seq *s, const sf_callback *cb, sf_buf *out) {
+  sf_rng *r = &m->rng;
+  if (cb->alloc_size >= 0) { /* 0 allocates, else fails */
+    sf_buf_putc(out, sf_rng_chance(r, 1, 8));
+    return;
+  }
+  for (uint32_t j = 0; j < cb->nparams; j++) {
+    if (!(cb->params[j].flags & SF_P_OUT) || cb->params[j].kind != SF_BUFFER) continue;
+    sf_buf piece = {0};
+    pick_bytes(m, s, &piece, 255);
+    if (m->api->ndict && sf_rng_chance(r, 1, 4)) {
+      const char *d = m->api->dict[sf_rng_below(r, m->api->ndict)];
+      sf_buf_reset(&piece);
+      sf_buf_append(&piece, d, strlen(d));
+      for (uint64_t n = sf_rng_below(r, 9); n-- > 0 && piece.len < 255;)
+        sf_buf_putc(&piece, sf_rng_chance(r, 1, 2) ? (uint8_t)('a' + sf_rng_below(r, 26))
+                                                   : (uint8_t)sf_rng_below(r, 256));
+    }
+    sf_buf_putc(out, (uint8_t)piece.len);
+    sf_buf_append(out, piece.data, piece.len);
+    sf_buf_free(&piece);
+  }
+  for (uint32_t j = 0; j < cb->nparams; j++) {
+    const sf_param *q = &cb->params[j];
+    if ((q->flags & SF_P_OUT) && q->kind != SF_BUFFER && !(q->flags & SF_P_LENGTH))
+      put_le(out, sf_rng_chance(r, 3, 4) ? sf_rng_below(r, 4) : sf_rng_next(r),
+             sf_kind_size(q->kind));
+  }
+  if (cb->ret.kind != SF_VOID && !cb->ret_is_count)
+    put_le(out, gen_answer(m, cb), sf_kind_size(cb->ret.kind));
+}
+
+/* A mock's script: one to eight records (gen_record); one time in four,
+ * bytes as for any buffer (the mutator's job then). */
 static void gen_script(sf_mutator *m, const sf_seq *s, const sf_callback *cb, sf_buf *out) {
   sf_rng *r = &m->rng;
   if (sf_rng_chance(r, 1, 4)) {
     pick_bytes(m, s, out, SF_MAX_SCRIPT);
     return;
   }
-  bool chunk = false;
-  for (uint32_t j = 0; j < cb->nparams; j++)
-    chunk |= (cb->params[j].flags & SF_P_OUT) && cb->params[j].kind == SF_BUFFER;
-  sf_buf piece = {0};
   sf_buf_reset(out);
-  for (uint64_t k = 1 + sf_rng_below(r, 8); k-- > 0 && out->len < SF_MAX_SCRIPT / 2;) {
-    if (cb->alloc_size >= 0) { /* 0 allocates, else fails */
-      sf_buf_putc(out, sf_rng_chance(r, 1, 8));
-      continue;
-    }
-    if (chunk) {
-      pick_bytes(m, s, &piece, 255);
-      sf_buf_putc(out, (uint8_t)piece.len);
-      sf_buf_append(out, piece.data, piece.len);
-    }
-    for (uint32_t j = 0; j < cb->nparams; j++) {
-      const sf_param *q = &cb->params[j];
-      if ((q->flags & SF_P_OUT) && q->kind != SF_BUFFER && !(q->flags & SF_P_LENGTH))
-        put_le(out, sf_rng_chance(r, 3, 4) ? sf_rng_below(r, 4) : sf_rng_next(r),
-               sf_kind_size(q->kind));
-    }
-    if (cb->ret.kind != SF_VOID && !cb->ret_is_count)
-      put_le(out, gen_answer(m, cb), sf_kind_size(cb->ret.kind));
-  }
-  sf_buf_free(&piece);
+  for (uint64_t k = 1 + sf_rng_below(r, 8); k-- > 0 && out->len < SF_MAX_SCRIPT / 2;)
+    gen_record(m, s, cb, out);
   if (out->len > SF_MAX_SCRIPT) out->len = SF_MAX_SCRIPT;
+}
+
+/* A vtable's value: each member's script after its 2-byte length (a
+ * nullable member sometimes empty: NULL). */
+static void gen_vtable(sf_mutator *m, const sf_seq *s, const sf_vtable *vt, sf_buf *out) {
+  sf_buf script = {0};
+  sf_buf_reset(out);
+  for (uint32_t k = 0; k < vt->nslots; k++) {
+    sf_buf_reset(&script);
+    if (!vt->slots[k].nullable || !sf_rng_chance(&m->rng, 1, 8))
+      gen_script(m, s, &m->api->callbacks[vt->slots[k].callback], &script);
+    if (out->len + 2 > SF_MAX_SCRIPT) break;
+    size_t room = SF_MAX_SCRIPT - out->len - 2;
+    if (script.len > room) script.len = room;
+    sf_buf_putc(out, (uint8_t)script.len);
+    sf_buf_putc(out, (uint8_t)(script.len >> 8));
+    sf_buf_append(out, script.data, script.len);
+  }
+  sf_buf_free(&script);
 }
 
 /* A printf format with its arguments (seq.h: sf_printf_parse): a few
@@ -290,10 +328,13 @@ int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param 
     unsigned es = sf_kind_size(p->elem);
     uint64_t lo = p->array_len, hi = p->array_len;
     if (p->kind == SF_BUFFER) sf_seq_buffer_bounds(f, p, &lo, &hi);
-    if ((p->flags & SF_P_CALLBACK) && (p->flags & SF_P_NULLABLE) && sf_rng_chance(&m->rng, 1, 16)) {
+    if ((p->flags & (SF_P_CALLBACK | SF_P_VTABLE)) && (p->flags & SF_P_NULLABLE) &&
+        sf_rng_chance(&m->rng, 1, 16)) {
       sf_buf_reset(tmp); /* NULL */
     } else if (p->flags & SF_P_CALLBACK) {
       gen_script(m, s, &m->api->callbacks[p->type_index], tmp);
+    } else if (p->flags & SF_P_VTABLE) {
+      gen_vtable(m, s, &m->api->vtables[p->type_index], tmp);
     } else if (es == 1) {
       pick_bytes(m, s, tmp, hi);
     } else {

@@ -454,6 +454,7 @@ static bool elems_ok(sf_kind elem, const uint8_t *d, uint32_t len) {
 }
 
 void sf_seq_canon_elems(sf_kind elem, uint8_t *d, uint32_t len) {
+  if (elem != SF_BOOL && elem != SF_F32 && elem != SF_F64) return; /* every value is canonical */
   unsigned es = sf_kind_size(elem);
   for (uint32_t i = 0; i + es <= len; i += es) {
     uint64_t b = 0;
@@ -468,7 +469,7 @@ void sf_seq_canon_elems(sf_kind elem, uint8_t *d, uint32_t len) {
 void sf_seq_buffer_bounds(const sf_func *f, const sf_param *p, uint64_t *lo, uint64_t *hi) {
   if (p->len_param < 0) { /* a memfile or memfd: its contents; a mock's script */
     *lo = 0;
-    *hi = (p->flags & SF_P_CALLBACK) ? SF_MAX_SCRIPT : SF_MAX_FILE;
+    *hi = (p->flags & (SF_P_CALLBACK | SF_P_VTABLE)) ? SF_MAX_SCRIPT : SF_MAX_FILE;
     return;
   }
   const sf_param *lp = &f->params[p->len_param];

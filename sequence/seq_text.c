@@ -122,7 +122,8 @@ static int print_arg(const sf_seq *s, const sf_param *p, const sf_arg *a, sf_buf
     return sf_seq_print_string(out, sf_seq_bytes(s, a), a->len);
   case SF_BUFFER:
   case SF_ARRAY:
-    return print_bytes(out, p->elem, sf_seq_bytes(s, a), a->len, p->flags & SF_P_CALLBACK);
+    return print_bytes(out, p->elem, sf_seq_bytes(s, a), a->len,
+                       p->flags & (SF_P_CALLBACK | SF_P_VTABLE));
   default:
     return print_number(out, p->kind, a->bits);
   }

@@ -610,6 +610,51 @@ static bool pass_shrink_shared(minimizer *z) {
   return any;
 }
 
+/* A mock's script, record by record: without each record (the calls
+ * after it get the answers of the ones before), then each chunk shorter
+ * (its length byte with it), which byte-wise cuts rarely find. */
+static bool shrink_script(minimizer *z, uint32_t ci, uint32_t p) {
+  const sf_param *pp = &sf_seq_func(&z->cur, ci)->params[p];
+  const sf_callback *cb = &z->api->callbacks[pp->type_index];
+  bool any = false;
+  sf_script_record rec[256];
+  uint8_t *cand = malloc(SF_MAX_SCRIPT);
+  if (!cand) return false;
+  for (uint32_t r = UINT32_MAX; !z->out_of_budget;) {
+    sf_arg a = sf_seq_args(&z->cur, ci)[p];
+    const uint8_t *s = sf_seq_bytes(&z->cur, &a);
+    uint32_t n = sf_script_records(cb, s, a.len, rec, 256);
+    if (r == UINT32_MAX || r > n) r = n;
+    if (r-- == 0) break;
+    /* record r out */
+    size_t len = 0;
+    memcpy(cand, s, rec[r].start);
+    len += rec[r].start;
+    memcpy(cand + len, s + rec[r].end, a.len - rec[r].end);
+    len += a.len - rec[r].end;
+    if (try_bytes(z, ci, p, cand, len)) {
+      any = true;
+      continue;
+    }
+    /* its chunk halved, while that keeps the crash */
+    for (uint32_t keep = rec[r].chunk_len / 2; rec[r].chunk_len && !z->out_of_budget; keep /= 2) {
+      a = sf_seq_args(&z->cur, ci)[p];
+      s = sf_seq_bytes(&z->cur, &a);
+      uint32_t cut = rec[r].chunk_len - keep;
+      memcpy(cand, s, a.len);
+      cand[rec[r].chunk_off - 1] = (uint8_t)keep;
+      memmove(cand + rec[r].chunk_off + keep, cand + rec[r].chunk_off + rec[r].chunk_len,
+              a.len - rec[r].chunk_off - rec[r].chunk_len);
+      if (!try_bytes(z, ci, p, cand, a.len - cut)) break;
+      any = true;
+      rec[r].chunk_len = keep;
+      if (!keep) break;
+    }
+  }
+  free(cand);
+  return any;
+}
+
 /* Shrink primitives toward 0 (or the range's low end) and bytes toward
  * shorter, simpler ones. */
 static bool pass_shrink(minimizer *z) {
@@ -622,6 +667,10 @@ static bool pass_shrink(minimizer *z) {
       sf_arg a = sf_seq_args(&z->cur, ci)[p];
       if (pp->kind == SF_STRING || pp->kind == SF_BUFFER) {
         if (pp->kind == SF_STRING && a.bits) continue; /* NULL */
+        if ((pp->flags & SF_P_CALLBACK) && shrink_script(z, ci, p)) {
+          any = true;
+          a = sf_seq_args(&z->cur, ci)[p];
+        }
         uint8_t *copy = malloc(a.len ? a.len : 1);
         if (!copy) return any;
         memcpy(copy, sf_seq_bytes(&z->cur, &a), a.len);

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A C string literal; octal escapes have at most 3 digits, so a following
@@ -194,8 +195,11 @@ static const char oracle_runtime[] =
 
 /* Which functions the program calls: the first implementation's (impl 0)
  * or the second's (impl 1, api->diff). */
+struct mock_ref;
 typedef struct emit_ctx {
   const sf_seq *s;
+  const struct mock_ref *mocks; /* list_mocks */
+  uint32_t nmocks;
   unsigned impl;
   bool facts;   /* record what the run sees (two runs are compared) */
   bool observe; /* the run ends observing (s->observed, first implementation) */
@@ -617,103 +621,164 @@ static void emit_sets(emit_ctx *ec, uint32_t ci, sf_buf *out) {
   sf_buf_printf(out, "    }\n");
 }
 
-/* Is argument a (of parameter p) a mock, not NULL? */
+/* Is argument a (of parameter p) a mock or a vtable, not NULL? */
 static bool is_mock(const sf_param *p, const sf_arg *a) {
-  return (p->flags & SF_P_CALLBACK) && (a->len || !(p->flags & SF_P_NULLABLE));
+  return (p->flags & (SF_P_CALLBACK | SF_P_VTABLE)) && (a->len || !(p->flags & SF_P_NULLABLE));
 }
 
-/* The mock of each callback argument (sf_mock<call>_<param>): its script and
- * a function that answers from it as the harness's mock does (api.h:
- * sf_callback; harness/exec.c: mock_entry). */
-static void emit_mocks(const sf_seq *s, sf_buf *out) {
-  const sf_api *api = s->api;
+/* A mock of the sequence: a callback argument, or a member of a vtable
+ * argument (slot >= 0), with its script. Named sf_mock<call>_<param>[_<slot>]
+ * (its function) and sf_script... (its script). */
+typedef struct mock_ref {
+  uint32_t call, param;
+  int32_t slot;
+  const sf_callback *cb;
+  const uint8_t *script;
+  uint32_t len;
+} mock_ref;
+
+/* Every mock of s (NULL members and arguments left out), in call order. */
+static mock_ref *list_mocks(const sf_seq *s, uint32_t *n) {
+  mock_ref *refs = NULL;
+  uint32_t cap = 0;
+  *n = 0;
   for (uint32_t ci = 0; ci < s->ncalls; ci++) {
     const sf_func *f = sf_seq_func(s, ci);
     const sf_arg *a = sf_seq_args(s, ci);
     for (uint32_t i = 0; i < f->nparams; i++) {
-      if (!is_mock(&f->params[i], &a[i])) continue;
-      const sf_callback *cb = &api->callbacks[f->params[i].type_index];
-      uint32_t c = ci + 1;
-      /* its bytes: a heap copy of exactly their size, made by each run */
-      sf_buf_printf(out, "static struct sf_script sf_script%u_%u = {NULL, %u, 0};\n", c, i,
-                    a[i].len);
-      sf_buf_printf(out, "/* callback %s */\nstatic %s sf_mock%u_%u(", cb->name, cb->ret.ctype, c,
-                    i);
-      for (uint32_t j = 0; j < cb->nparams; j++)
-        sf_buf_printf(out, "%s%s q%u", j ? ", " : "", cb->params[j].ctype, j);
-      sf_buf_printf(out,
-                    "%s) {\n  struct sf_script *m = &sf_script%u_%u;\n"
-                    "  unsigned long long chunk = 0, v;\n  (void)chunk;\n  (void)v;\n",
-                    cb->nparams ? "" : "void", c, i);
-      for (uint32_t j = 0; j < cb->nparams && (cb->alloc_size >= 0 || cb->frees >= 0); j++)
-        sf_buf_printf(out, "  (void)q%u;\n", j);
-      if (cb->alloc_size >= 0) { /* fault injection: the record says whether it fails */
-        sf_buf_printf(out, "  unsigned long long n = (unsigned long long)q%d", cb->alloc_size);
-        if (cb->alloc_by >= 0) sf_buf_printf(out, " * (unsigned long long)q%d", cb->alloc_by);
-        sf_buf_printf(
-            out, ";\n  return sf_take(m, 1) || n > (1u << 30) ? NULL : malloc(n ? n : 1);\n}\n");
-        continue;
+      const sf_param *p = &f->params[i];
+      if (!is_mock(p, &a[i])) continue;
+      const uint8_t *scripts[SF_MAX_VTABLE_SLOTS] = {sf_seq_bytes(s, &a[i])};
+      uint32_t lens[SF_MAX_VTABLE_SLOTS] = {a[i].len}, nslots = 1;
+      const sf_vtable *vt = (p->flags & SF_P_VTABLE) ? &s->api->vtables[p->type_index] : NULL;
+      if (vt) {
+        sf_vtable_scripts(vt, sf_seq_bytes(s, &a[i]), a[i].len, scripts, lens);
+        nslots = vt->nslots;
       }
-      if (cb->frees >= 0) {
-        sf_buf_printf(out, "  free(q%d);\n}\n", cb->frees);
-        continue;
-      }
-      for (uint32_t j = 0; j < cb->nparams; j++) { /* the chunk first, as the harness */
-        const sf_param *q = &cb->params[j];
-        if (!(q->flags & SF_P_OUT)) {
-          sf_buf_printf(out, "  (void)q%u;\n", j);
-        } else if (q->kind == SF_BUFFER) {
-          sf_buf_printf(out, "  {\n    const unsigned char *b;\n    chunk = sf_chunk(m, &b);\n");
-          if (q->len_param >= 0)
-            sf_buf_printf(out,
-                          "    if (chunk > (unsigned long long)q%d) chunk = q%d;\n"
-                          "    if (q%u && chunk) memcpy(q%u, b, chunk);\n  }\n",
-                          q->len_param, q->len_param, j, j);
-          else
-            sf_buf_printf(out, "    if (q%u) *q%u = (unsigned char *)b;\n  }\n", j, j);
+      for (uint32_t k = 0; k < nslots; k++) {
+        if (vt && !lens[k] && vt->slots[k].nullable) continue;
+        if (*n == cap) {
+          mock_ref *r = realloc(refs, (cap = cap ? 2 * cap : 16) * sizeof *r);
+          if (!r) {
+            free(refs);
+            *n = 0;
+            return NULL;
+          }
+          refs = r;
         }
+        refs[(*n)++] = (mock_ref){ci + 1,
+                                  i,
+                                  vt ? (int32_t)k : -1,
+                                  &s->api->callbacks[vt ? vt->slots[k].callback : p->type_index],
+                                  scripts[k],
+                                  lens[k]};
       }
-      for (uint32_t j = 0; j < cb->nparams; j++) { /* then the out numbers */
-        const sf_param *q = &cb->params[j];
-        if (!(q->flags & SF_P_OUT) || q->kind == SF_BUFFER) continue;
-        unsigned size = sf_kind_size(q->kind);
-        if (q->flags & SF_P_LENGTH)
-          sf_buf_printf(out, "  v = chunk;\n");
-        else
-          sf_buf_printf(out, "  v = sf_take(m, %u);\n", size);
-        sf_buf_printf(out, "  if (q%u) memcpy(q%u, &v, %u);\n", j, j, size);
-      }
-      if (cb->ret.kind == SF_VOID) {
-        sf_buf_printf(out, "}\n");
-        continue;
-      }
-      unsigned size = sf_kind_size(cb->ret.kind);
-      if (cb->ret_is_count) {
-        sf_buf_printf(out, "  return (%s)chunk;\n}\n", cb->ret.ctype);
-        continue;
-      }
-      sf_buf_printf(out, "  if (m->pos + %u > m->len) {\n    m->pos = m->len;\n    return (%s)",
-                    size, cb->ret.ctype);
-      number(out, cb->ret.kind, cb->ret_default);
-      sf_buf_printf(out, ";\n  }\n  v = sf_take(m, %u);\n", size);
-      /* out of range: the default */
-      if (sf_kind_is_signed(cb->ret.kind))
-        sf_buf_printf(out,
-                      "  long long w = (long long)(v << %u) >> %u;\n"
-                      "  if (w < %lldLL || w > %lldLL) w = %lldLL;\n",
-                      64 - 8 * size, 64 - 8 * size, (long long)cb->ret.lo, (long long)cb->ret.hi,
-                      (long long)cb->ret_default);
-      else if (cb->ret.lo == 0) /* no `w < 0` test: gcc's -Wtype-limits */
-        sf_buf_printf(out, "  unsigned long long w = v;\n  if (w > %lluULL) w = %lluULL;\n",
-                      (unsigned long long)cb->ret.hi, (unsigned long long)cb->ret_default);
-      else
-        sf_buf_printf(out,
-                      "  unsigned long long w = v;\n"
-                      "  if (w < %lluULL || w > %lluULL) w = %lluULL;\n",
-                      (unsigned long long)cb->ret.lo, (unsigned long long)cb->ret.hi,
-                      (unsigned long long)cb->ret_default);
-      sf_buf_printf(out, "  return (%s)w;\n}\n", cb->ret.ctype);
     }
+  }
+  return refs;
+}
+
+/* "PREFIX<call>_<param>[_<slot>]" */
+static void mock_name(sf_buf *out, const char *prefix, const mock_ref *m) {
+  sf_buf_printf(out, "%s%u_%u", prefix, m->call, m->param);
+  if (m->slot >= 0) sf_buf_printf(out, "_%d", m->slot);
+}
+
+/* Each mock (sf_mock...): its script and a function that answers from it as
+ * the harness's mock does (api.h: sf_callback; harness/exec.c: mock_entry);
+ * each vtable argument's struct (sf_vt<call>_<param>), filled in main. */
+static void emit_mocks(const sf_seq *s, const mock_ref *refs, uint32_t nrefs, sf_buf *out) {
+  for (uint32_t ci = 0; ci < s->ncalls; ci++)
+    for (uint32_t i = 0; i < sf_seq_func(s, ci)->nparams; i++) {
+      const sf_param *p = &sf_seq_func(s, ci)->params[i];
+      if ((p->flags & SF_P_VTABLE) && is_mock(p, &sf_seq_args(s, ci)[i]))
+        sf_buf_printf(out, "static %s sf_vt%u_%u;\n", s->api->vtables[p->type_index].ctype, ci + 1,
+                      i);
+    }
+  for (uint32_t r = 0; r < nrefs; r++) {
+    const mock_ref *mr = &refs[r];
+    const sf_callback *cb = mr->cb;
+    /* its bytes: a heap copy of exactly their size, made by each run */
+    sf_buf_printf(out, "static struct sf_script ");
+    mock_name(out, "sf_script", mr);
+    sf_buf_printf(out, " = {NULL, %u, 0};\n/* callback %s */\nstatic %s ", mr->len, cb->name,
+                  cb->ret.ctype);
+    mock_name(out, "sf_mock", mr);
+    sf_buf_printf(out, "(");
+    for (uint32_t j = 0; j < cb->nparams; j++)
+      sf_buf_printf(out, "%s%s q%u", j ? ", " : "", cb->params[j].ctype, j);
+    sf_buf_printf(out, "%s) {\n  struct sf_script *m = &", cb->nparams ? "" : "void");
+    mock_name(out, "sf_script", mr);
+    sf_buf_printf(out, ";\n  unsigned long long chunk = 0, v;\n  (void)m;\n  (void)chunk;\n"
+                       "  (void)v;\n");
+    for (uint32_t j = 0; j < cb->nparams && (cb->alloc_size >= 0 || cb->frees >= 0); j++)
+      sf_buf_printf(out, "  (void)q%u;\n", j);
+    if (cb->alloc_size >= 0) { /* fault injection: the record says whether it fails */
+      sf_buf_printf(out, "  unsigned long long n = (unsigned long long)q%d", cb->alloc_size);
+      if (cb->alloc_by >= 0) sf_buf_printf(out, " * (unsigned long long)q%d", cb->alloc_by);
+      sf_buf_printf(out,
+                    ";\n  return sf_take(m, 1) || n > (1u << 30) ? NULL : malloc(n ? n : 1);\n}\n");
+      continue;
+    }
+    if (cb->frees >= 0) {
+      sf_buf_printf(out, "  free(q%d);\n}\n", cb->frees);
+      continue;
+    }
+    for (uint32_t j = 0; j < cb->nparams; j++) { /* the chunk first, as the harness */
+      const sf_param *q = &cb->params[j];
+      if (!(q->flags & SF_P_OUT)) {
+        sf_buf_printf(out, "  (void)q%u;\n", j);
+      } else if (q->kind == SF_BUFFER) {
+        sf_buf_printf(out, "  {\n    const unsigned char *b;\n    chunk = sf_chunk(m, &b);\n");
+        if (q->len_param >= 0)
+          sf_buf_printf(out,
+                        "    if (chunk > (unsigned long long)q%d) chunk = q%d;\n"
+                        "    if (q%u && chunk) memcpy(q%u, b, chunk);\n  }\n",
+                        q->len_param, q->len_param, j, j);
+        else
+          sf_buf_printf(out, "    if (q%u) *q%u = (unsigned char *)b;\n  }\n", j, j);
+      }
+    }
+    for (uint32_t j = 0; j < cb->nparams; j++) { /* then the out numbers */
+      const sf_param *q = &cb->params[j];
+      if (!(q->flags & SF_P_OUT) || q->kind == SF_BUFFER) continue;
+      unsigned size = sf_kind_size(q->kind);
+      if (q->flags & SF_P_LENGTH)
+        sf_buf_printf(out, "  v = chunk;\n");
+      else
+        sf_buf_printf(out, "  v = sf_take(m, %u);\n", size);
+      sf_buf_printf(out, "  if (q%u) memcpy(q%u, &v, %u);\n", j, j, size);
+    }
+    if (cb->ret.kind == SF_VOID) {
+      sf_buf_printf(out, "}\n");
+      continue;
+    }
+    unsigned size = sf_kind_size(cb->ret.kind);
+    if (cb->ret_is_count) {
+      sf_buf_printf(out, "  return (%s)chunk;\n}\n", cb->ret.ctype);
+      continue;
+    }
+    sf_buf_printf(out, "  if (m->pos + %u > m->len) {\n    m->pos = m->len;\n    return (%s)", size,
+                  cb->ret.ctype);
+    number(out, cb->ret.kind, cb->ret_default);
+    sf_buf_printf(out, ";\n  }\n  v = sf_take(m, %u);\n", size);
+    /* out of range: the default */
+    if (sf_kind_is_signed(cb->ret.kind))
+      sf_buf_printf(out,
+                    "  long long w = (long long)(v << %u) >> %u;\n"
+                    "  if (w < %lldLL || w > %lldLL) w = %lldLL;\n",
+                    64 - 8 * size, 64 - 8 * size, (long long)cb->ret.lo, (long long)cb->ret.hi,
+                    (long long)cb->ret_default);
+    else if (cb->ret.lo == 0) /* no `w < 0` test: gcc's -Wtype-limits */
+      sf_buf_printf(out, "  unsigned long long w = v;\n  if (w > %lluULL) w = %lluULL;\n",
+                    (unsigned long long)cb->ret.hi, (unsigned long long)cb->ret_default);
+    else
+      sf_buf_printf(out,
+                    "  unsigned long long w = v;\n"
+                    "  if (w < %lluULL || w > %lluULL) w = %lluULL;\n",
+                    (unsigned long long)cb->ret.lo, (unsigned long long)cb->ret.hi,
+                    (unsigned long long)cb->ret_default);
+    sf_buf_printf(out, "  return (%s)w;\n}\n", cb->ret.ctype);
   }
 }
 
@@ -792,6 +857,8 @@ static void printf_args(sf_buf *out, const uint8_t *d, size_t n, bool sqlite) {
 }
 
 static int emit_calls(emit_ctx *ec, sf_buf *out) {
+  const mock_ref *mocks = ec->mocks;
+  uint32_t nmocks = ec->nmocks;
   const sf_seq *s = ec->s;
   const sf_api *api = s->api;
   sf_life life;
@@ -810,15 +877,25 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
   if (api->nstates && s->nvals) /* the grammar's `state`s of each value */
     sf_buf_printf(out, "  long long sf_state[%u][%u];\n  memset(sf_state, 0, sizeof sf_state);\n",
                   s->nvals, api->nstates);
-  for (uint32_t ci = 0; ci < s->ncalls; ci++) /* each run starts its scripts anew */
-    for (uint32_t i = 0; i < sf_seq_func(s, ci)->nparams; i++)
-      if (is_mock(&sf_seq_func(s, ci)->params[i], &sf_seq_args(s, ci)[i])) {
-        const sf_arg *a = &sf_seq_args(s, ci)[i];
-        sf_buf_printf(out, "  sf_script%u_%u.pos = 0;\n  sf_script%u_%u.d = copy_of(", ci + 1, i,
-                      ci + 1, i);
-        c_literal(out, sf_seq_bytes(s, a), a->len);
-        sf_buf_printf(out, ", %u);\n  sf_script%u_%u.len = %u;\n", a->len, ci + 1, i, a->len);
-      }
+  for (uint32_t r = 0; r < nmocks; r++) { /* each run starts its scripts anew */
+    const mock_ref *m = &mocks[r];
+    sf_buf_printf(out, "  ");
+    mock_name(out, "sf_script", m);
+    sf_buf_printf(out, ".pos = 0;\n  ");
+    mock_name(out, "sf_script", m);
+    sf_buf_printf(out, ".d = copy_of(");
+    c_literal(out, m->script, m->len);
+    sf_buf_printf(out, ", %u);\n  ", m->len);
+    mock_name(out, "sf_script", m);
+    sf_buf_printf(out, ".len = %u;\n", m->len);
+    if (m->slot >= 0) {
+      const sf_param *p = &sf_seq_func(s, m->call - 1)->params[m->param];
+      sf_buf_printf(out, "  sf_vt%u_%u.%s = ", m->call, m->param,
+                    api->vtables[p->type_index].slots[m->slot].member);
+      mock_name(out, "sf_mock", m);
+      sf_buf_printf(out, ";\n");
+    }
+  }
 
   sf_buf_printf(out, "\n");
 
@@ -904,7 +981,8 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
           sf_buf_printf(out, "    %s a%u = f%u_%u;\n", file ? "FILE *" : "int", i, ci + 1, i);
         continue;
       }
-      if (p->flags & (SF_P_PRINTF | SF_P_CALLBACK)) continue; /* written out in the call */
+      if (p->flags & (SF_P_PRINTF | SF_P_CALLBACK | SF_P_VTABLE))
+        continue; /* written out in the call */
       if (p->kind == SF_STRING && !a[i].bits) {
         sf_buf_printf(out, "    char *a%u = copy_of(", i);
         c_literal(out, sf_seq_bytes(s, &a[i]), a[i].len);
@@ -967,9 +1045,10 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
         sf_buf_printf(out, "&o%u", i);
       } else if (p->flags & SF_P_PRINTF) {
         printf_args(out, sf_seq_bytes(s, &a[i]), a[i].len, p->flags & SF_P_PRINTF_SQLITE);
-      } else if (p->flags & SF_P_CALLBACK) {
+      } else if (p->flags & (SF_P_CALLBACK | SF_P_VTABLE)) {
         if (is_mock(p, &a[i]))
-          sf_buf_printf(out, "sf_mock%u_%u", ci + 1, i);
+          sf_buf_printf(out, "%ssf_%s%u_%u", p->flags & SF_P_VTABLE ? "&" : "",
+                        p->flags & SF_P_VTABLE ? "vt" : "mock", ci + 1, i);
         else
           sf_buf_printf(out, "NULL");
       } else if (p->flags & SF_P_CONST) {
@@ -1033,7 +1112,7 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
         continue;
       }
       bool block =
-          sf_param_is_input(p) && !(p->flags & (SF_P_PRINTF | SF_P_CALLBACK)) &&
+          sf_param_is_input(p) && !(p->flags & (SF_P_PRINTF | SF_P_CALLBACK | SF_P_VTABLE)) &&
           ((p->kind == SF_STRING && !a[i].bits) || p->kind == SF_BUFFER || p->kind == SF_ARRAY);
       if (!block) continue;
       if (p->flags & SF_P_KEEP)
@@ -1137,13 +1216,15 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
   }
   if (nkept) sf_buf_printf(out, "  while (nkept) free(kept[--nkept]);\n");
   kept_files(s, true, out);
-  for (uint32_t ci = 0; ci < s->ncalls; ci++) /* the scripts, once no mock can be called */
-    for (uint32_t i = 0; i < sf_seq_func(s, ci)->nparams; i++)
-      if (is_mock(&sf_seq_func(s, ci)->params[i], &sf_seq_args(s, ci)[i]))
-        sf_buf_printf(out,
-                      "  free((void *)sf_script%u_%u.d); /* later calls: the defaults */\n"
-                      "  sf_script%u_%u.d = NULL;\n  sf_script%u_%u.len = 0;\n",
-                      ci + 1, i, ci + 1, i, ci + 1, i);
+  for (uint32_t r = 0; r < nmocks; r++) { /* the scripts, once no mock can be called */
+    sf_buf_printf(out, "  free((void *)");
+    mock_name(out, "sf_script", &mocks[r]);
+    sf_buf_printf(out, ".d); /* later calls: the defaults */\n  ");
+    mock_name(out, "sf_script", &mocks[r]);
+    sf_buf_printf(out, ".d = NULL;\n  ");
+    mock_name(out, "sf_script", &mocks[r]);
+    sf_buf_printf(out, ".len = 0;\n");
+  }
 
   sf_buf_printf(out, "  return 0;\n}\n\n");
   sf_life_free(&life);
@@ -1200,18 +1281,29 @@ int sf_repro_write(const sf_seq *s, const char *origin, sf_buf *out) {
     const sf_func *f = &api->funcs[fi];
     if (f->reads) sf_reads_define(f, out); /* as the build generates it (seqfuzz embed) */
   }
+  uint32_t nmocks = 0;
+  mock_ref *mocks = list_mocks(s, &nmocks);
   if (api->ncallbacks) {
     sf_buf_printf(out, "%s", mock_runtime);
-    emit_mocks(s, out);
+    emit_mocks(s, mocks, nmocks, out);
   }
   sf_buf_printf(out, "\n/* The calls, in a frame of their own (sf_: no frame of the library, for\n"
                      " * signatures): what is left of it on the stack once it returns (a pointer\n"
                      " * to a leaked block) is wiped before the leak check. */\n");
   for (unsigned impl = 0; impl < (diff ? 2u : 1u); impl++) {
-    emit_ctx ec = {.s = s, .impl = impl, .facts = facts, .observe = s->observed && impl == 0};
+    emit_ctx ec = {.s = s,
+                   .mocks = mocks,
+                   .nmocks = nmocks,
+                   .impl = impl,
+                   .facts = facts,
+                   .observe = s->observed && impl == 0};
     if (oracles) emit_wrappers(&ec, out);
-    if (emit_calls(&ec, out)) return -1;
+    if (emit_calls(&ec, out)) {
+      free(mocks);
+      return -1;
+    }
   }
+  free(mocks);
   sf_buf_printf(out, "__attribute__((noinline)) static void sf_repro_wipe_stack(void) {\n"
                      "  volatile char junk[1 << 16];\n"
                      "  memset((char *)junk, 0, sizeof junk);\n}\n\n"

@@ -95,6 +95,12 @@ void sf_frontier_observe(sf_frontier *fr, const sf_seq *s, const sf_cmp_record *
     }
     site->kind = r->kind;
     site->width = r->width;
+    if (r->kind != SF_TRACE_VAR) {
+      uint64_t k = r->kind == SF_TRACE_CONST ? r->a : r->b;
+      unsigned bits = 8u * r->width;
+      if (bits < 64 && (k >> (bits - 1)) & 1) k |= ~0ull << bits; /* as signed */
+      site->magic = k + 256 > 512;
+    }
     site->seen |= sf_goal_outcomes(r->a, r->b, r->width);
     if (site->witness != UINT32_MAX) continue;
     if (witness == UINT32_MAX) {
@@ -120,12 +126,14 @@ bool sf_frontier_pick(sf_frontier *fr, uint32_t max_tries, sf_site **out, sf_goa
     for (int g = 0; g < SF_GOAL_COUNT; g++) {
       if (!(missing & (1u << g)) || s->tries[g] >= max_tries) continue;
       open = true;
-      /* Fewest tries first; then equality (magic values) before order;
-       * then the newest site (novelty); then the most reached. */
+      /* Fewest tries first; then equality with a constant random values
+       * rarely hit, other equalities, order, inequality; then the newest
+       * site (novelty); then the most reached. */
       uint64_t score = ((uint64_t)(max_tries - s->tries[g]) << 56) |
-                       ((uint64_t)(g == SF_GOAL_EQ   ? 3
-                                   : g == SF_GOAL_NE ? 1
-                                                     : 2)
+                       ((uint64_t)(g == SF_GOAL_EQ && s->magic ? 4
+                                   : g == SF_GOAL_EQ           ? 3
+                                   : g == SF_GOAL_NE           ? 1
+                                                               : 2)
                         << 52) |
                        ((uint64_t)(s->order & 0xFFFFF) << 32) | (s->hits & 0xFFFFFFFFu);
       if (!best || score > best_score) {

@@ -15,6 +15,7 @@ typedef struct sf_site {
   uint64_t last_run; /* for counting hits once per run */
   uint8_t tries[SF_GOAL_COUNT];
   uint8_t width, kind;
+  bool magic; /* compared with a constant random values rarely hit (not a small number) */
 } sf_site;
 
 typedef struct sf_frontier {

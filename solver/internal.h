@@ -11,12 +11,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SF_VAR_LENGTH (-2)
+#include "../base/sf_buf.h"
+#include "../grammar/api.h"
+
+#define SF_VAR_LENGTH (-2) /* elem: a buffer's length */
+#define SF_VAR_SCRIPT (-3) /* elem: a field of a mock's script (record, field, byte) */
+
+/* The fields of a script's record (sf_var.field; >= 0: the callback's out
+ * number parameter of that index). */
+enum {
+  SF_FIELD_CHUNK_LEN = -1,
+  SF_FIELD_CHUNK_BYTE = -2,
+  SF_FIELD_ANSWER = -3,
+  SF_FIELD_ALLOC = -4
+};
 
 /* A primitive of the witness the solver may change. */
 typedef struct sf_var {
   uint32_t call, param;
   int32_t elem;    /* element of a buffer/array argument; -1: the argument itself */
+  uint16_t record; /* SF_VAR_SCRIPT: the record (the mock's call), */
+  int16_t field;   /* its field, */
+  uint16_t byte;   /* and the chunk's byte (SF_FIELD_CHUNK_BYTE); */
+  uint8_t member;  /* of a vtable argument: its member + 1 (0: a callback argument) */
   uint8_t size;    /* bytes: 1, 2, 4, 8 */
   bool is_signed;  /* values are sign-extended to 64 bits when signed */
   uint64_t lo, hi; /* legal range, compared with the var's signedness */
@@ -90,6 +107,19 @@ bool sf_fit_linear_multi(const uint32_t *vars, uint32_t nvars, const uint64_t *x
 bool sf_fit_linear_system(const uint32_t *vars, uint32_t nvars, const uint64_t *x0, uint64_t y0,
                           const uint64_t *xs, const uint64_t *ys, uint32_t m, uint8_t width,
                           sf_fit *out);
+
+/* ---- mock scripts (script.c) ---- */
+/* The variables of a script of callback cb (at most max into out, each a
+ * copy of proto with its field set): per record, the chunk's length and
+ * first bytes, the out numbers, the answer (as the mock answers it: an
+ * answer out of range is the default) or an allocator's fail bit; records
+ * past the script's end too. */
+uint32_t sf_script_vars(const sf_callback *cb, const uint8_t *s, uint32_t len, const sf_var *proto,
+                        sf_var *out, uint32_t max);
+/* The script with variable v set to x, into out (records up to v's written
+ * out in full: the mock reads them as before). -1 if it would be too long. */
+int sf_script_set(const sf_callback *cb, const uint8_t *s, uint32_t len, const sf_var *v,
+                  uint64_t x, sf_buf *out);
 
 /* ---- Z3 ---- */
 /* The outcome a query asks for: comparison results, as seen by both

@@ -184,6 +184,25 @@ static uint32_t collect_vars(const sf_seq *w, uint32_t last, sf_var *vars) {
     for (uint32_t p = 0; p < f->nparams && n < MAX_VARS; p++) {
       const sf_param *pr = &f->params[p];
       if (pr->flags & (SF_P_OUT | SF_P_LENGTH | SF_P_CONST)) continue;
+      if (pr->flags & SF_P_CALLBACK) { /* a mock: its script's fields */
+        sf_var proto = {.call = (uint32_t)c, .param = p};
+        n += sf_script_vars(&w->api->callbacks[pr->type_index], sf_seq_bytes(w, &args[p]),
+                            args[p].len, &proto, vars + n, MAX_VARS - n);
+        continue;
+      }
+      if (pr->flags & SF_P_VTABLE) { /* mocks: each member's script's fields */
+        const sf_vtable *vt = &w->api->vtables[pr->type_index];
+        const uint8_t *scripts[SF_MAX_VTABLE_SLOTS];
+        uint32_t lens[SF_MAX_VTABLE_SLOTS];
+        sf_vtable_scripts(vt, sf_seq_bytes(w, &args[p]), args[p].len, scripts, lens);
+        for (uint32_t k = 0; k < vt->nslots; k++) {
+          if (!lens[k] && vt->slots[k].nullable) continue; /* NULL */
+          sf_var proto = {.call = (uint32_t)c, .param = p, .member = (uint8_t)(k + 1)};
+          n += sf_script_vars(&w->api->callbacks[vt->slots[k].callback], scripts[k], lens[k],
+                              &proto, vars + n, MAX_VARS - n);
+        }
+        continue;
+      }
       if (int_kind(pr->kind)) {
         sf_var *v = &vars[n++];
         memset(v, 0, sizeof *v);
@@ -250,6 +269,34 @@ static uint64_t var_norm(const sf_var *v, uint64_t x) {
 /* Write x into the witness (in place). */
 static void var_set(sf_seq *w, const sf_var *v, uint64_t x) {
   sf_arg *a = &sf_seq_args(w, v->call)[v->param];
+  if (v->elem == SF_VAR_SCRIPT) {
+    const sf_param *p = &sf_seq_func(w, v->call)->params[v->param];
+    sf_buf script = {0}, value = {0};
+    if (!v->member) {
+      if (!sf_script_set(&w->api->callbacks[p->type_index], sf_seq_bytes(w, a), a->len, v, x,
+                         &script))
+        sf_seq_set_bytes(w, a, script.data ? script.data : (const uint8_t *)"", script.len);
+    } else { /* the member's script, the others as they are */
+      const sf_vtable *vt = &w->api->vtables[p->type_index];
+      const uint8_t *scripts[SF_MAX_VTABLE_SLOTS];
+      uint32_t lens[SF_MAX_VTABLE_SLOTS], k = v->member - 1u;
+      sf_vtable_scripts(vt, sf_seq_bytes(w, a), a->len, scripts, lens);
+      if (!sf_script_set(&w->api->callbacks[vt->slots[k].callback], scripts[k], lens[k], v, x,
+                         &script)) {
+        for (uint32_t j = 0; j < vt->nslots; j++) {
+          const uint8_t *d = j == k ? script.data : scripts[j];
+          uint32_t n = j == k ? (uint32_t)script.len : lens[j];
+          sf_buf_putc(&value, (uint8_t)n);
+          sf_buf_putc(&value, (uint8_t)(n >> 8));
+          if (n) sf_buf_append(&value, d, n);
+        }
+        if (value.len <= SF_MAX_SCRIPT) sf_seq_set_bytes(w, a, value.data, value.len);
+      }
+    }
+    sf_buf_free(&script);
+    sf_buf_free(&value);
+    return;
+  }
   if (v->elem == SF_VAR_LENGTH) {
     /* A buffer's length: keep the prefix, zero-fill the rest. */
     uint32_t esize = (uint32_t)sf_kind_size(sf_seq_func(w, v->call)->params[v->param].elem);
@@ -270,9 +317,15 @@ static void var_set(sf_seq *w, const sf_var *v, uint64_t x) {
     memcpy(w->blob.data + a->off + (uint32_t)v->elem * v->size, &x, v->size);
 }
 
+/* A script variable the model left alone is not written back: a chunk's
+ * byte would grow the chunk again after its length was solved shorter. */
+static bool unchanged_script_var(const sf_var *v, uint64_t x) {
+  return v->elem == SF_VAR_SCRIPT && x == v->value;
+}
+
 /* Put variable v of the witness back as it was (a buffer with its bytes). */
 static void var_restore(sf_solver *sv, const sf_var *v) {
-  if (v->elem != SF_VAR_LENGTH) {
+  if (v->elem != SF_VAR_LENGTH && v->elem != SF_VAR_SCRIPT) {
     var_set(&sv->w, v, v->value);
     return;
   }
@@ -506,7 +559,11 @@ static bool joint_probes(sf_solver *sv, const sf_var *vars, uint32_t nvars, cons
   for (uint32_t i = 0; i < nin; i++)
     x0[i] = vars[in[i]].value;
   for (uint32_t i = 0; i < nin; i++) {
-    for (int step = 0; step < 2 && m < 64; step++) {
+    /* Two runs that reach the target per variable, from up to NPROBES
+     * steps (a random step often breaks a guard the equalities do not
+     * cover: `end >= pos` before `pos + end == K`). */
+    uint32_t reached = 0;
+    for (int step = 0; step < NPROBES && reached < 2 && m < 64; step++) {
       const sf_var *v = &vars[in[i]];
       uint64_t want = probe_value(sv, v, step);
       sf_fit self = {
@@ -531,6 +588,7 @@ static bool joint_probes(sf_solver *sv, const sf_var *vars, uint32_t nvars, cons
       ya[m] = o.a[tk] & sf_width_mask(keys[tk].width);
       yb[m] = o.b[tk] & sf_width_mask(keys[tk].width);
       m++;
+      reached++;
     }
   }
   if (m < 2) return false;
@@ -617,6 +675,91 @@ static void keep_flip_records(sf_solver *sv) {
     memcpy(sv->flip, rec, n * sizeof *rec);
     sv->nflip = n;
   }
+}
+
+/* Query q at decreasing strictness of its path: every kept outcome, then
+ * only equalities, then none. */
+static sf_smt_result solve_levels(sf_solver *sv, sf_query *q, const sf_query_cmp *path,
+                                  uint32_t npath, uint64_t *values) {
+  sf_smt_result r = SF_SMT_UNSAT;
+  for (int level = 0; level < 3 && r != SF_SMT_SAT; level++) {
+    if (level > 0 && npath == 0) break;
+    q->npath = 0;
+    for (uint32_t i = 0; i < npath && level < 2; i++) {
+      q->path[q->npath] = path[i];
+      if (level == 1) q->path[q->npath].goals &= (1u << SF_GOAL_EQ) | (1u << SF_GOAL_NE);
+      q->npath++;
+    }
+    sv->st.queries++;
+    r = sf_smt_solve(sv->smt, q, values);
+    if (sv->debug)
+      fprintf(stderr, "seqfuzz: solver:   query with %u path comparisons (level %d): %s\n",
+              q->npath, level, (const char *[]){"sat", "unsat", "timeout", "error"}[r]);
+    if (r == SF_SMT_TIMEOUT) {
+      sv->st.timeouts++;
+      if (level == 2 || npath == 0) {
+        /* Too hard even alone: the site's other outcomes would be too. */
+        sv->give_up = true;
+        break;
+      }
+      level = 1; /* straight to no path constraints */
+    }
+    if (r == SF_SMT_ERROR) {
+      sv->st.errors++;
+      break;
+    }
+  }
+  if (r == SF_SMT_SAT) sv->st.sat++;
+  if (r == SF_SMT_UNSAT) sv->st.unsat++;
+  return r;
+}
+
+/* Write a model into the witness and run it: did the target take the
+ * goal's outcome? */
+static bool check_model(sf_solver *sv, const sf_var *vars, uint32_t nvars, const uint64_t *values,
+                        const key *keys, uint32_t nkeys, uint32_t tk, sf_goal goal) {
+  for (uint32_t j = 0; j < nvars; j++)
+    if (!unchanged_script_var(&vars[j], values[j])) var_set(&sv->w, &vars[j], values[j]);
+  char err[128];
+  if (sf_seq_validate(&sv->w, err, sizeof err)) {
+    if (sv->debug)
+      fprintf(stderr, "seqfuzz: solver:   the model is not a valid sequence: %s\n", err);
+    return false;
+  }
+  obs after;
+  run_obs(sv, &sv->w, keys, nkeys, &after);
+  bool ok = after.found[tk] &&
+            (sf_goal_outcomes(after.a[tk], after.b[tk], keys[tk].width) & (1u << goal));
+  if (!ok && sv->debug)
+    fprintf(stderr, "seqfuzz: solver:   the check run %s (a %#llx b %#llx)\n",
+            after.found[tk] ? "did not flip it" : "did not reach it",
+            (unsigned long long)after.a[tk], (unsigned long long)after.b[tk]);
+  return ok;
+}
+
+/* A copy of vars where those the target's fits do not use keep their
+ * witness value; NULL when there are none (or no memory). */
+static sf_var *pin_others(const sf_var *vars, uint32_t nvars, const sf_query_cmp *target) {
+  sf_var *p = malloc(nvars * sizeof *p);
+  if (!p) return NULL;
+  memcpy(p, vars, nvars * sizeof *p);
+  const sf_fit *fs[2] = {&target->a, &target->b};
+  uint32_t npinned = 0;
+  for (uint32_t j = 0; j < nvars; j++) {
+    bool used = false;
+    for (int f = 0; f < 2 && !used; f++)
+      for (uint32_t i = 0; fs[f]->kind != SF_FIT_CONST && i < fs[f]->nvars; i++)
+        used |= fs[f]->var[i] == j;
+    if (used) continue;
+    p[j].lo = p[j].hi = p[j].value;
+    p[j].nexcluded = 0;
+    npinned++;
+  }
+  if (!npinned) {
+    free(p);
+    return NULL;
+  }
+  return p;
 }
 
 /* ---- the attempt ---- */
@@ -791,38 +934,9 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
     c.goals = sf_goal_outcomes(keys[k].a0, keys[k].b0, keys[k].width);
     path[npath++] = c;
   }
-  /* Strictest first: every kept outcome; then only equalities; then none. */
-  sf_smt_result r = SF_SMT_UNSAT;
-  for (int level = 0; level < 3 && r != SF_SMT_SAT; level++) {
-    if (level > 0 && npath == 0) break;
-    q->npath = 0;
-    for (uint32_t i = 0; i < npath && level < 2; i++) {
-      q->path[q->npath] = path[i];
-      if (level == 1) q->path[q->npath].goals &= (1u << SF_GOAL_EQ) | (1u << SF_GOAL_NE);
-      q->npath++;
-    }
-    sv->st.queries++;
-    r = sf_smt_solve(sv->smt, q, values);
-    if (sv->debug)
-      fprintf(stderr, "seqfuzz: solver:   query with %u path comparisons (level %d): %s\n",
-              q->npath, level, (const char *[]){"sat", "unsat", "timeout", "error"}[r]);
-    if (r == SF_SMT_TIMEOUT) {
-      sv->st.timeouts++;
-      if (level == 2 || npath == 0) {
-        /* Too hard even alone: the site's other outcomes would be too. */
-        sv->give_up = true;
-        break;
-      }
-      level = 1; /* straight to no path constraints */
-    }
-    if (r == SF_SMT_ERROR) {
-      sv->st.errors++;
-      break;
-    }
-  }
+  sf_smt_result r = solve_levels(sv, q, path, npath, values);
   if (r != SF_SMT_SAT) {
     if (r == SF_SMT_UNSAT) {
-      sv->st.unsat++;
       /* A checksum over a short buffer may need more bytes than it has: hand
        * the engine the witness with that buffer grown (it becomes the site's
        * witness for the next attempt). */
@@ -834,16 +948,24 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
     }
     goto done;
   }
-  sv->st.sat++;
-  for (uint32_t j = 0; j < nvars; j++)
-    var_set(&sv->w, &vars[j], values[j]);
+  bool flipped = check_model(sv, vars, nvars, values, keys, nkeys, tk, goal);
+  /* A variable the target did not move alone (it made the target
+   * unreachable: a guard's operand) may still be one of its operands' terms;
+   * a model that moved it to keep the path broke the fit. Again with only
+   * the target's variables free. */
+  sf_var *pinned = NULL;
+  if (!flipped && (pinned = pin_others(vars, nvars, &q->target))) {
+    if (sf_seq_copy(&sv->w, &sv->orig)) {
+      rc = -1;
+      goto done;
+    }
+    q->vars = pinned;
+    if (solve_levels(sv, q, path, npath, values) == SF_SMT_SAT)
+      flipped = check_model(sv, vars, nvars, values, keys, nkeys, tk, goal);
+    free(pinned);
+  }
+  if (!flipped) goto done;
   char err[128];
-  if (sf_seq_validate(&sv->w, err, sizeof err)) goto done;
-  obs after;
-  run_obs(sv, &sv->w, keys, nkeys, &after);
-  if (!after.found[tk] ||
-      !(sf_goal_outcomes(after.a[tk], after.b[tk], keys[tk].width) & (1u << goal)))
-    goto done;
   sv->st.flips++;
   keep_flip_records(sv);
   size_t start = out->len;
@@ -851,7 +973,7 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
   if (sv->full.ncalls) {
     result = &sv->full;
     for (uint32_t j = 0; j < nvars; j++)
-      var_set(result, &vars[j], values[j]);
+      if (!unchanged_script_var(&vars[j], values[j])) var_set(result, &vars[j], values[j]);
     if (sf_seq_validate(result, err, sizeof err)) goto done;
   }
   if (sf_seq_encode(result, out)) {

@@ -2,7 +2,7 @@
 # Callbacks answered by mocks, constant parameters and field reads, on cblib
 # (tests/cblib.h, tests/cblib.api): a library that calls back four ways, with
 # one planted bug behind each callback that only some answers reach.
-#  - Mocks, constants, field reads: a sequence using them all gives, call by
+#  - Mocks, a vtable, constants, field reads: a sequence using them all gives, call by
 #    call, the results their scripts say (chunks cut to the buffer, their
 #    length in *got, numbers little endian, an answer out of range the
 #    default, as past the script's end, an empty nullable script a NULL);
@@ -11,7 +11,10 @@
 #    with the bugs too (a consistent comparator, no magic answer).
 #  - Each bug, alone (CBLIB_BUGS), is found by fuzzing from an empty corpus
 #    with -seed=1: an inconsistent comparator (cb_sort), "BUG!" read
-#    (cb_read), a 7-byte 'Z' chunk (cb_pull), a hook answering 42 (cb_tick).
+#    (cb_read), a 7-byte 'Z' chunk (cb_pull), a hook answering 42 (cb_tick),
+#    seek positions 500040 and 499963 (cb_seek: by the solver, which takes
+#    a mock's answers as its variables; not found without it), an
+#    allocation failing after a first one succeeded (cb_reserve).
 #  - The build without the bugs (CBLIB_NO_BUGS) runs every crashing input
 #    clean, finds nothing in 50000 runs (about what the slowest bug takes),
 #    and calls every function.
@@ -55,6 +58,9 @@ cb_ticks(h1);
 cb_tick(h1);
 cb_set_hook(h1, x"");
 cb_tick(h1);
+cb_seek(h1, x"0500000009000000");
+cb_reserve(h1, 2, 100, x"0000", x"");
+cb_load(h1, x"100004616263640100000002656600000000080000000000050000000000");
 cb_count(h1);
 cb_label_len(h1);
 cb_sum(h1);
@@ -67,18 +73,28 @@ EOF
 # (the reader said it was the last); 5 bytes pulled ("abc", "de", then an
 # empty chunk: the end); the hook answers 5, 100 (0xff is out of range: the
 # default, a reset), 10 (10 ticks), 100 (the script is used up), then the
-# box has none (0); 12 calls counted; "hello"; 7+6+...+0.
-want='handle 1 0 6 7 5 0 7 19 5 _ 5 100 10 10 100 _ 0 12 5 28'
+# box has none (0); the seek positions 5 and 9: 4; two blocks of 100
+# bytes allocated (the allocator's records: 0, 0); 5 bytes loaded through
+# the vtable (its read member: "abcd" then "ef", its seek member: 0 and 5,
+# its progress member NULL); 15 calls counted; "hello"; 7+6+...+0.
+want='handle 1 0 6 7 5 0 7 19 5 _ 5 100 10 10 100 _ 0 4 200 5 15 5 28'
 "$sf" encode "$api" "$work/mocks.seq" -o "$work/mocks" || fail "mocks: the text does not parse"
 SEQFUZZ_TRACE=1 "$bin/cblib_nobugs_fuzzer" "$work/mocks" >"$work/mocks.log" 2>&1 ||
   { cat "$work/mocks.log"; fail "mocks: the run fails"; }
-got=$(for i in $(seq 1 21); do
+got=$(for i in $(seq 1 24); do
   line=$(grep -m1 "^seqfuzz: \[$i\] " "$work/mocks.log" || true)
   [ -n "$line" ] || { echo "missing"; continue; }
-  case "$line" in *' -> '*) echo "${line##* -> }" ;; *) echo _ ;; esac
+  case "$line" in *' -> '*) r=${line##* -> } && echo "${r%%  (*}" ;; *) echo _ ;; esac
 done | tr '\n' ' ' | sed 's/ $//')
 [ "$got" = "$want" ] || { grep '^seqfuzz: \[' "$work/mocks.log"; fail "mocks: results '$got', not '$want'"; }
-grep -q '^seqfuzz: outcome: ok, 21 calls made' "$work/mocks.log" || fail "mocks: not every call made"
+grep -q '^seqfuzz: outcome: ok, 24 calls made' "$work/mocks.log" || fail "mocks: not every call made"
+# The trace says how often the library called mocks during each call: the
+# reader twice (a chunk, then the last one), cb_load's members four times
+# (seek twice, read twice).
+grep -q '^seqfuzz: \[9\] cb_read(.*  -> 19  (mocks called 2 times)$' "$work/mocks.log" ||
+  { grep '^seqfuzz: \[9\]' "$work/mocks.log"; fail "mocks: the reader's calls are not in the trace"; }
+grep -q '^seqfuzz: \[21\] cb_load(.*  -> 5  (mocks called 4 times)$' "$work/mocks.log" ||
+  { grep '^seqfuzz: \[21\]' "$work/mocks.log"; fail "mocks: the vtable's calls are not in the trace"; }
 SEQFUZZ_TRACE=1 "$bin/cblib_fuzzer" "$work/mocks" >"$work/mocks.bugs.log" 2>&1 ||
   { grep -A12 'ERROR:' "$work/mocks.bugs.log" | head -30; fail "mocks: the run fails with the bugs"; }
 echo "mocks: chunks, counts, defaults, NULL, constants, field reads: as scripted; clean with the bugs"
@@ -100,14 +116,24 @@ fuzz() {
 
 # 2. Each bug alone, from an empty corpus; and 3. the library without the
 #    bugs, fuzzed for 50000 runs. All side by side (how many runs a bug
-#    takes varies from run to run, -seed=1 or not).
-bugs="sort read pull tick"
+#    takes varies from run to run, -seed=1 or not). cb_seek's bug, behind
+#    two arithmetic guards on the seek callback's answers, is the solver's
+#    (the mock's answers are its variables): with the solver it is found
+#    in 100000 runs, without it (same seed, same runs) not.
+bugs="sort read pull tick seek reserve"
 nobugs_runs=50000
 for b in $bugs; do
-  fuzz "$b" cblib_fuzzer 300000 CBLIB_BUGS="$b" &
+  runs=300000
+  [ "$b" != seek ] || runs=100000
+  fuzz "$b" cblib_fuzzer $runs CBLIB_BUGS="$b" SEQFUZZ_SOLVER=1 &
 done
 fuzz nobugs cblib_nobugs_fuzzer $nobugs_runs &
 wait || true
+fuzz seek.nosolver cblib_fuzzer 100000 CBLIB_BUGS=seek SEQFUZZ_SOLVER=0 || true
+[ "$(cat "$work/seek.nosolver.rc")" = 0 ] ||
+  { grep -A12 'ERROR:' "$work/seek.nosolver.log" | head -20; fail "seek: found without the solver: the test does not show what it means to"; }
+grep -q "^Done 100000 runs" "$work/seek.nosolver.log" || { tail -5 "$work/seek.nosolver.log"; fail "seek: the run without the solver stopped early"; }
+echo "seek: not found without the solver in 100000 runs" 
 slowest=0
 for b in $bugs; do
   [ "$(cat "$work/$b.rc")" != 0 ] || { tail -20 "$work/$b.log"; fail "$b: nothing found"; }
@@ -178,9 +204,9 @@ repro() {
   "$cc" -g -Wall -Wextra -Werror -fsanitize=address,undefined -I"$tests" "$@" "$work/$name.c" \
     "$tests/cblib.c" -o "$work/$name.repro" || fail "$name: the reproducer does not build"
 }
-for b in pull read; do
+for b in pull read seek reserve; do
   input=$work/$b.crash
-  [ "$b" = pull ] || input=$work/$b.min
+  [ "$b" != read ] || input=$work/$b.min
   repro "$b" "$input"
   CBLIB_BUGS=$b "$work/$b.repro" >"$work/$b.repro.log" 2>&1 && fail "$b: the reproducer does not fail"
   [ "$("$sf" signature "$work/$b.repro.log")" = "$("$sf" signature "$work/$b.log")" ] ||
@@ -205,6 +231,7 @@ cb_pull(h1, x"075a616263646566");
 cb_pull(h1, x"00");
 cb_set_hook(h1, x"2a");
 cb_set_hook(h1, x"");
+cb_load(h1, x"0300010203");
 cb_tick(h1);
 cb_label(h1, "box");
 cb_count(h1);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Is the planted bug NAME (sort, read, pull, tick) on? All of them are,
+/* Is the planted bug NAME (sort, read, pull, tick, seek, reserve) on? All of them are,
  * unless the environment variable CBLIB_BUGS lists the ones wanted (so that a
  * test can look for one at a time); none with -DCBLIB_NO_BUGS. */
 #ifdef CBLIB_NO_BUGS
@@ -158,6 +158,64 @@ int cb_tick(cb_box *b) {
   b->ticks += r;
   if (r == 42 && BUG("tick")) b->vals[CB_NVALS] = (int)b->ticks; /* BUG: one past the items */
   return r;
+}
+
+int cb_seek(cb_box *b, cb_seek_fn seek, void *ctx) {
+  if (!b || !seek) return -1;
+  b->count++;
+  unsigned pos = seek(ctx, 1), end = seek(ctx, 2);
+  if (end < pos) return -1;
+  if (pos + end == 1000003u && end - pos == 77u && BUG("seek"))
+    b->vals[CB_NVALS] = 77; /* BUG: one past the items */
+  return (int)(end - pos);
+}
+
+int cb_reserve(cb_box *b, int n, unsigned size, cb_alloc_fn alloc, cb_release_fn release) {
+  if (!b || !alloc || !release || n < 1 || n > 4 || size < 1 || size > 256) return -1;
+  b->count++;
+  int filled = 0;
+  for (int i = 0; i < n; i++) {
+    unsigned char *p = alloc(size);
+    unsigned want = size;
+    if (!p) {
+      if (i == 0) return -1;
+      p = b->data;                                           /* fall back on the box's own block */
+      if (want > CB_DATA && !BUG("reserve")) want = CB_DATA; /* BUG: not cut to the block */
+      memset(p, i, want);
+      filled += (int)want;
+      continue;
+    }
+    memset(p, i, want);
+    filled += (int)want;
+    release(p);
+  }
+  return filled;
+}
+
+int cb_load(cb_box *b, const cb_io *io, void *ctx) {
+  if (!b || !io || !io->read) return -1;
+  b->count++;
+  size_t limit = CB_DATA - b->len;
+  if (io->seek) {
+    unsigned pos = io->seek(ctx, 1), end = io->seek(ctx, 2);
+    if (end >= pos && end - pos < limit) limit = end - pos;
+  }
+  unsigned char chunk[CB_CHUNK];
+  int total = 0;
+  while (limit > 0) {
+    size_t got = 0;
+    int r = io->read(ctx, chunk, sizeof chunk, &got);
+    if (r < 0) return -1;
+    if (got > sizeof chunk) got = sizeof chunk;
+    if (got > limit) got = limit;
+    memcpy(b->data + b->len, chunk, got);
+    b->len += got;
+    total += (int)got;
+    limit -= got;
+    if (io->progress && io->progress((unsigned)total) == 100) break;
+    if (got == 0 || r == 0) break;
+  }
+  return total;
 }
 
 int cb_label(cb_box *b, const char *label, cb_free_fn dtor) {

@@ -12,7 +12,13 @@
  *    the bytes): a chunk of exactly 7 bytes starting with 'Z' overruns the
  *    record it is copied into;
  *  - the hook (cb_set_hook), called by cb_tick and cb_box_free: an answer of
- *    exactly 42 makes cb_tick write one item past the array.
+ *    exactly 42 makes cb_tick write one item past the array;
+ *  - cb_seek's seek callback: positions whose sum is 1000003 and difference
+ *    77 (500040 and 499963: two guards no random answer passes, for the
+ *    solver) make it write one item past the array;
+ *  - cb_reserve's allocator: when an allocation other than the first fails,
+ *    the fallback on the box's own block writes as many bytes as were asked
+ *    for (an out-of-memory path with an overflow).
  * The environment variable CBLIB_BUGS, when set, names the bugs that are on
  * ("read,pull": the others behave as fixed); built with -DCBLIB_NO_BUGS, the
  * library has none of them. */
@@ -39,6 +45,19 @@ typedef unsigned (*cb_in_fn)(void *ctx, unsigned char **buf);
 typedef unsigned char (*cb_hook_fn)(unsigned count);
 /* Frees a label (cb_label). */
 typedef void (*cb_free_fn)(void *p);
+/* Answers a position: whence 1 the current one, 2 the end. */
+typedef unsigned (*cb_seek_fn)(void *ctx, int whence);
+/* Allocates size bytes, or NULL; cb_release_fn frees what it gave. */
+typedef void *(*cb_alloc_fn)(size_t size);
+typedef void (*cb_release_fn)(void *p);
+
+/* I/O methods (a struct of function pointers): read is required, seek and
+ * progress may be NULL. */
+typedef struct cb_io {
+  cb_read_fn read;
+  cb_seek_fn seek;     /* or NULL: the size is not known */
+  cb_hook_fn progress; /* or NULL; told the bytes so far, 100 cancels */
+} cb_io;
 
 /* Label destructors with a meaning of their own, as SQLITE_STATIC and
  * SQLITE_TRANSIENT: the label is static (kept as is), or transient (the box
@@ -79,6 +98,18 @@ int cb_tick(cb_box *b);
 /* Labels the box; dtor is CB_STATIC, CB_TRANSIENT or frees label later:
  * 1 (the box keeps a copy: CB_TRANSIENT), 0 (it keeps label), or -1. */
 int cb_label(cb_box *b, const char *label, cb_free_fn dtor);
+/* Asks seek for the current position, then the end: end - position, or
+ * -1 when the end comes first. */
+int cb_seek(cb_box *b, cb_seek_fn seek, void *ctx);
+/* Fills n (1 to 4) scratch blocks of size (1 to 256) bytes from alloc, each
+ * released with release when filled: the bytes filled, or -1 when the first
+ * allocation fails. A later failure falls back on the box's data block (at
+ * most CB_DATA bytes of it). */
+int cb_reserve(cb_box *b, int n, unsigned size, cb_alloc_fn alloc, cb_release_fn release);
+/* Reads through io into the box, at most what is left of its data block
+ * and, with io->seek, at most end - position: how many bytes, or -1 (no
+ * io->read, or it failed). */
+int cb_load(cb_box *b, const cb_io *io, void *ctx);
 /* Item i (0 <= i < CB_NVALS; else 0). */
 int cb_get(cb_box *b, int i);
 /* The sum of the items. */

@@ -114,7 +114,7 @@ static const struct {
      "t.api:2:20: a destructor needs a handle parameter"},
     {"api t;\nfunc void f(int x);\nbogus;\n",
      "t.api:3:1: expected a declaration (api, header, library, handle, default, enum, flags, "
-     "dict, callback, state, func, "
+     "dict, callback, vtable, state, func, "
      "invariant or differential)"},
     {"api t;\nheader \"a.h;\n", "t.api:2:8: unterminated string literal"},
     {"api t;\nfunc void f(int x != 99999999999999999999);\n",
@@ -227,6 +227,15 @@ static const struct {
      "t.api:2:51: the default is outside the callback's range"},
     {"api t;\ncallback void cb(void);\nfunc int f(out cb c);\n",
      "t.api:3:16: a callback is written 'CALLBACK name' (nullable allowed)"},
+    {"api t;\nvtable io { int read; };\n",
+     "t.api:2:13: a vtable member is 'CALLBACK name' (nullable allowed)"},
+    {"api t;\ncallback void cb(void);\nvtable io { cb a; cb a; };\n",
+     "t.api:3:19: duplicate member"},
+    {"api t;\nvtable io { };\n", "t.api:2:1: a vtable has at least one member"},
+    {"api t;\ncallback void cb(void);\nvtable io { cb a; };\nfunc int f(io v);\n",
+     "t.api:4:12: a vtable is passed as 'VTABLE *name' (nullable allowed)"},
+    {"api t;\ncallback void cb(void);\nvtable cb { cb a; };\n",
+     "t.api:3:8: a callback has this name"},
     {"api t;\nfunc int f(int x = 3);\n", "t.api:2:20: expected a C expression in quotes"},
     {"api t;\nfunc int f(consume int x = \"1\");\n",
      "t.api:2:20: a constant is a number, a string or a pointer, with no qualifier"},
@@ -291,12 +300,37 @@ static void test_callbacks_constants_states(void **state) {
       "func int get(h *p, out string *s release free_it, out pointer *l) requires full(p);\n"
       "func b *lock(h *p) locks p;\n"
       "func int cfg(h *p, int op, ..., int on, out int *res);\n"
-      "func int pr(printf(sqlite) fmt);\n";
+      "func int pr(printf(sqlite) fmt);\n"
+      "vtable io = \"struct io\" { rd read; nullable in input; };\n"
+      "func int load(h *p, nullable io *m);\n";
   char err[1024];
   sf_api *api = sf_api_parse(text, strlen(text), "t.api", err, sizeof err);
   if (!api) fprintf(stderr, "%s\n", err);
   assert_non_null(api);
   assert_int_equal(api->ncallbacks, 4);
+  assert_int_equal(api->nvtables, 1);
+  assert_string_equal(api->vtables[0].ctype, "struct io");
+  assert_int_equal(api->vtables[0].nslots, 2);
+  assert_string_equal(api->vtables[0].slots[1].member, "input");
+  assert_int_equal(api->vtables[0].slots[1].callback, 1);
+  assert_true(api->vtables[0].slots[1].nullable);
+  assert_false(api->vtables[0].slots[0].nullable);
+  const sf_param *io = &api->funcs[sf_api_find_func(api, "load")].params[1];
+  assert_true(io->flags & SF_P_VTABLE);
+  assert_true(io->flags & SF_P_NULLABLE);
+  assert_string_equal(io->ctype, "struct io *");
+  /* a value: each member's script after its 2-byte length; cut at the end */
+  const uint8_t v[] = {2, 0, 'a', 'b', 9, 0, 'c'};
+  const uint8_t *scripts[2];
+  uint32_t lens[2];
+  sf_vtable_scripts(&api->vtables[0], v, sizeof v, scripts, lens);
+  assert_int_equal(lens[0], 2);
+  assert_memory_equal(scripts[0], "ab", 2);
+  assert_int_equal(lens[1], 1);
+  assert_int_equal(scripts[1][0], 'c');
+  sf_vtable_scripts(&api->vtables[0], v, 3, scripts, lens);
+  assert_int_equal(lens[0], 1);
+  assert_int_equal(lens[1], 0);
   assert_int_equal(api->callbacks[2].alloc_size, 1);
   assert_int_equal(api->callbacks[2].alloc_by, 2);
   assert_int_equal(api->callbacks[3].frees, 1);
