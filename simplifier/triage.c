@@ -613,12 +613,20 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
      * compacted): a bug unless the value must have the handle to itself,
      * which only the documentation says. A hint, not a verdict. */
     for (uint32_t h = 0;
-         g >= 0 && !made_handle && user >= 0 && user != g && h < api->nhandles && !hint[0]; h++)
-      if (borrows_handle_of(&api->funcs[g], h) && works_on_made_from(s, (uint32_t)user, h))
+         g >= 0 && !made_handle && user >= 0 && user != g && h < api->nhandles && !hint[0]; h++) {
+      if (!works_on_made_from(s, (uint32_t)user, h)) continue;
+      if (borrows_handle_of(&api->funcs[g], h))
         snprintf(hint, sizeof hint,
                  "; unless what %s works on must have the %s to itself while it lives (the "
                  "grammar should then say `locks` on its maker)",
                  api->funcs[user].name, api->handles[h].name);
+      else if (api->handles[h].destructor == g) /* a block the handle held, freed with it */
+        snprintf(hint, sizeof hint,
+                 "; unless what %s works on must not outlive the %s, or must have it to itself "
+                 "while it lives (the grammar should then say `depends_on` or `locks` on its "
+                 "maker)",
+                 api->funcs[user].name, api->handles[h].name);
+    }
     if (made_handle && !inside_destructor) {
       /* Calls of the sequence that took such a handle without consuming it. */
       char suspects[160] = "";
