@@ -14,16 +14,57 @@ static bool noting;
 /* Constants worth a mutator's time: not the small numbers it tries anyway.
  * Callers check `noting` first: most runs note nothing, and the check is
  * cheaper than the call (every comparison of the target comes here). */
+/* A comparison in a loop notes the same constant again and again: a
+ * direct-mapped filter of the last constant per slot answers most repeats
+ * without the scan of noted[] (cleared per run). */
+static uint64_t recent[256];
+
 NO_COV static void note(uint64_t c) {
   if (c < 256 || c == UINT64_MAX || c == UINT32_MAX) return;
+  uint64_t *slot = &recent[(c * 0x9E3779B97F4A7C15ull) >> 56];
+  if (*slot == c) return;
+  *slot = c;
   for (uint32_t i = 0; i < nnoted; i++)
     if (noted[i] == c) return;
   if (nnoted < MAX_NOTED) noted[nnoted++] = c;
 }
 
+/* The last answer a mock gave, watched for the next WATCH_WINDOW
+ * comparisons only: the code that checks an answer runs right after the
+ * callback returns, and a value compared much later is more likely a loop
+ * counter that happens to be equal. What it was compared with: answer_cmps. */
+#define WATCH_WINDOW 16
+static uint64_t watched, answer_cmps[MAX_NOTED][2];
+static uint32_t watch_left, nanswer_cmps;
+
 void sf_cmp_trace_begin(void) {
-  nnoted = 0;
+  memset(recent, 0, sizeof recent);
+  nnoted = watch_left = nanswer_cmps = 0;
   noting = true;
+}
+
+void sf_cmp_trace_watch_answer(uint64_t answer) {
+  if (!noting || answer == 0) return;
+  watched = answer;
+  watch_left = WATCH_WINDOW;
+}
+
+/* v (width bytes) was compared with c: is v the watched answer? Then note c. */
+NO_COV static void note_answer_cmp(uint64_t c, uint64_t v, unsigned width) {
+  uint64_t mask = width == 8 ? UINT64_MAX : (1ull << (8 * width)) - 1;
+  if (((watched ^ v) & mask) != 0 || ((c ^ v) & mask) == 0) return;
+  c &= mask;
+  for (uint32_t k = 0; k < nanswer_cmps; k++)
+    if (answer_cmps[k][0] == watched && answer_cmps[k][1] == c) return;
+  if (nanswer_cmps == MAX_NOTED) return;
+  answer_cmps[nanswer_cmps][0] = watched;
+  answer_cmps[nanswer_cmps++][1] = c;
+}
+
+uint32_t sf_cmp_trace_answer_cmps(uint64_t (*out)[2], uint32_t cap) {
+  uint32_t n = nanswer_cmps < cap ? nanswer_cmps : cap;
+  memcpy(out, answer_cmps, n * sizeof *out);
+  return n;
 }
 
 uint32_t sf_cmp_trace_end(uint64_t *out, uint32_t cap) {
@@ -120,11 +161,22 @@ void sf_cmp_trace_forward(bool on) {
 
 #define WRAP(n, T)                                                                                 \
   NO_COV void __wrap___sanitizer_cov_trace_cmp##n(T a, T b) {                                      \
+    if (noting && watch_left) {                                                                    \
+      watch_left--;                                                                                \
+      note_answer_cmp(a, b, n);                                                                    \
+      note_answer_cmp(b, a, n);                                                                    \
+    }                                                                                              \
     if (recording) record(SITE(), a, b, n, SF_TRACE_VAR);                                          \
     if (to_engine) __real___sanitizer_cov_trace_cmp##n(a, b);                                      \
   }                                                                                                \
   NO_COV void __wrap___sanitizer_cov_trace_const_cmp##n(T a, T b) {                                \
-    if (n > 1 && noting) note(a); /* the first argument is the compile-time constant */            \
+    if (noting) { /* the first argument is the compile-time constant */                            \
+      if (n > 1) note(a);                                                                          \
+      if (watch_left) {                                                                            \
+        watch_left--;                                                                              \
+        note_answer_cmp(a, b, n);                                                                  \
+      }                                                                                            \
+    }                                                                                              \
     if (recording) record(SITE(), a, b, n, SF_TRACE_CONST);                                        \
     if (to_engine) __real___sanitizer_cov_trace_const_cmp##n(a, b);                                \
   }
@@ -139,7 +191,10 @@ NO_COV void __wrap___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
   uint64_t site = SITE();
   uint8_t width = (uint8_t)(cases[1] / 8);
   for (uint64_t i = 0; i < cases[0] && i < 64 && (noting || recording); i++) {
-    if (noting) note(cases[2 + i]);
+    if (noting) {
+      note(cases[2 + i]);
+      if (watch_left) note_answer_cmp(cases[2 + i], val, width);
+    }
     if (recording) record(site ^ ((i + 1) << 56), cases[2 + i], val, width, SF_TRACE_SWITCH);
   }
   if (to_engine) __real___sanitizer_cov_trace_switch(val, cases);

@@ -29,6 +29,18 @@ void sf_cmp_trace_begin(void);
 /* Stop, copy at most cap distinct constants to out; returns their number. */
 uint32_t sf_cmp_trace_end(uint64_t *out, uint32_t cap);
 
+/* While noting: a mock just answered `answer` (not 0, which too much equals).
+ * A comparison among the next few (the code checking the answer) of a value
+ * equal to it (in the comparison's width) with another operand notes that
+ * operand as an answer the target expects (`if (hook() == 42)`), small
+ * numbers included: input to state, as Redqueen does for input bytes, here
+ * for the answers of mocks. */
+void sf_cmp_trace_watch_answer(uint64_t answer);
+/* The pairs noted so, {answer, operand} (the operand zero-extended from the
+ * comparison's width; distinct pairs), at most cap copied to out; valid from
+ * sf_cmp_trace_end to the next begin. */
+uint32_t sf_cmp_trace_answer_cmps(uint64_t (*out)[2], uint32_t cap);
+
 #define SF_CMP_MAX_RECORDS     4096
 #define SF_CMP_MAX_OCCURRENCES 4
 

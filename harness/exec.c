@@ -270,6 +270,7 @@ static void mock_entry(ffi_cif *cif, void *ret, void **args, void *user) {
     void *dst = *(void **)args[i];
     uint64_t v = (p->flags & SF_P_LENGTH) ? chunk : mock_take(m, sf_kind_size(p->kind));
     if (dst) memcpy(dst, &v, sf_kind_size(p->kind));
+    if (m->on_answer && !(p->flags & SF_P_LENGTH)) m->on_answer(v);
   }
   if (cb->ret.kind == SF_VOID) return;
   unsigned size = sf_kind_size(cb->ret.kind);
@@ -278,7 +279,10 @@ static void mock_entry(ffi_cif *cif, void *ret, void **args, void *user) {
     v = chunk;
   } else if (m->pos + size <= m->len) {
     v = sf_exec_widen(cb->ret.kind, mock_take(m, size));
-    if (!sf_param_accepts(&cb->ret, v)) v = cb->ret_default;
+    if (!sf_param_accepts(&cb->ret, v))
+      v = cb->ret_default;
+    else if (m->on_answer)
+      m->on_answer(v);
   } else {
     m->pos = m->len;
   }
@@ -287,6 +291,10 @@ static void mock_entry(ffi_cif *cif, void *ret, void **args, void *user) {
     *(ffi_sarg *)ret = (ffi_sarg)(int64_t)v;
   else
     *(ffi_arg *)ret = (ffi_arg)v;
+}
+
+void sf_exec_on_mock_answer(sf_exec *x, void (*fn)(uint64_t answer)) {
+  x->on_mock_answer = fn;
 }
 
 /* A mock for callback type cb answering from script[0..len-1] (kept until
@@ -309,6 +317,7 @@ static void *mock_new(sf_exec *x, uint32_t cbi, const uint8_t *script, uint32_t 
   }
   m->script = script;
   m->all_calls = &x->mock_calls;
+  m->on_answer = x->on_mock_answer;
   m->len = len;
   m->pos = m->calls = 0;
   x->nmocks++;

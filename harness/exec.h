@@ -134,6 +134,11 @@ typedef void (*sf_violation_fn)(void *ctx, const char *report);
 /* Report violations to fn instead of aborting (tests); the run goes on. */
 void sf_exec_on_violation(sf_exec *x, sf_violation_fn fn, void *ctx);
 
+/* Tell fn each answer a mock takes from its script (its result, widened,
+ * and its out numbers) as the mock gives it: comparison tracing watches it
+ * (sf_cmp_trace_watch_answer). */
+void sf_exec_on_mock_answer(sf_exec *x, void (*fn)(uint64_t answer));
+
 /* Differential mode: every run of s on x is followed by a run on twin (the
  * second implementation, built by sf_exec_new with its symbols, api->diff),
  * each with its own handles; per call, what both returned (status, result,

@@ -40,6 +40,7 @@ typedef struct sf_mock {
   uint32_t len, pos;
   uint32_t calls;
   uint32_t *all_calls; /* the executor's count of mock calls */
+  void (*on_answer)(uint64_t answer);
 } sf_mock;
 
 struct sf_exec {
@@ -80,7 +81,8 @@ struct sf_exec {
   /* per vtable type: the embed file's function that makes one (heap) from
    * its members' function pointers (sf_vtable_symbol) */
   void *(**vt_make)(void *const *fns);
-  uint32_t mock_calls;    /* calls of any mock, for sf_call_outcome */
+  uint32_t mock_calls; /* calls of any mock, for sf_call_outcome */
+  void (*on_mock_answer)(uint64_t answer);
   ffi_cif *cb_cif;        /* per callback type */
   ffi_type **cb_argtypes; /* per callback type, 64 slots */
   sf_mock **mocks;

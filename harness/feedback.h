@@ -22,12 +22,13 @@
 
 #include "exec.h"
 
-#define SF_FB_MAGIC         0x42464653u /* "SFFB" */
-#define SF_FB_VERSION       3u
-#define SF_FB_MAX_VALUES    256 /* states of later values are not recorded */
-#define SF_FB_MAX_CMP       32  /* compared-against constants kept per run */
-#define SF_SHM_ENV          "SEQFUZZ_SHM"
-#define SF_FB_EDGES_UNKNOWN UINT32_MAX
+#define SF_FB_MAGIC          0x42464653u /* "SFFB" */
+#define SF_FB_VERSION        4u
+#define SF_FB_MAX_VALUES     256 /* states of later values are not recorded */
+#define SF_FB_MAX_CMP        32  /* compared-against constants kept per run */
+#define SF_FB_MAX_ANSWER_CMP 16  /* (answer, compared with) pairs of mocks, per run */
+#define SF_SHM_ENV           "SEQFUZZ_SHM"
+#define SF_FB_EDGES_UNKNOWN  UINT32_MAX
 
 typedef struct sf_feedback {
   uint32_t magic; /* written last: a record torn by a crash is not valid */
@@ -45,6 +46,11 @@ typedef struct sf_feedback {
    * tracing, harness/cmp_trace.h), for the mutator's integer values. */
   uint32_t ncmp;
   uint64_t cmp[SF_FB_MAX_CMP];
+  /* Mocks' answers and what the target compared them with, {answer,
+   * operand} (cmp_trace.h: sf_cmp_trace_watch_answer), for the mutator's
+   * scripts: the operand replaces the answer (input to state). */
+  uint32_t nanswer_cmp;
+  uint64_t answer_cmp[SF_FB_MAX_ANSWER_CMP][2];
   uint64_t state[SF_FB_MAX_VALUES];
 } sf_feedback;
 

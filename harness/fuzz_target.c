@@ -149,6 +149,7 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   sf_exec_check_repeat(G.exec, &G.probe_seq);
   probe_guard_disarm();
   fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
+  fb->nanswer_cmp = sf_cmp_trace_answer_cmps(fb->answer_cmp, SF_FB_MAX_ANSWER_CMP);
   if (count_edges) fb->new_edges = sf_edges_new();
   sf_solver_budget_new_input(&G.budget);
   /* A corpus entry: the solver learns its comparisons, and counts it as a
@@ -172,6 +173,7 @@ static void init_once(void) {
   }
   sf_options_from_env(&G.opt);
   sf_exec_generic_checks(G.exec, G.opt.generic != 0);
+  sf_exec_on_mock_answer(G.exec, sf_cmp_trace_watch_answer);
   /* A traced run (triage's) also shows the state each call saw. */
   if (getenv(SF_TRACE_ENV)) sf_exec_trace_state(G.exec, true);
   if (G.api->diff && G.opt.diff) {
@@ -221,13 +223,14 @@ static void print_stats(void) {
   double cand = s.candidates ? (double)s.candidates : 1;
   fprintf(stderr,
           "seqfuzz: execs %llu (illegal %.1f%%, foreign %.1f%%) | mutations %llu: pruned illegal "
-          "%.1f%%, equivalent %.1f%% | pool %llu, states %llu, probes %llu, edges %u | mean length "
-          "%.1f\n",
+          "%.1f%%, equivalent %.1f%% | pool %llu, states %llu, probes %llu, answer trials %llu, "
+          "edges %u | mean length %.1f\n",
           (unsigned long long)G.execs, 100.0 * (double)G.illegal / (double)(G.execs ? G.execs : 1),
           100.0 * (double)G.foreign / (double)(G.execs ? G.execs : 1),
           (unsigned long long)s.mutations, 100.0 * (double)s.pruned_illegal / cand,
           100.0 * (double)s.pruned_equiv / cand, (unsigned long long)s.pool_size,
-          (unsigned long long)s.states_seen, (unsigned long long)s.probes, sf_edges_seen(),
+          (unsigned long long)s.states_seen, (unsigned long long)s.probes,
+          (unsigned long long)s.answer_trials, sf_edges_seen(),
           s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0);
   /* Which mutations made corpus entries that reached new code (the
    * schedule favours them). */
@@ -396,6 +399,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if ((hash & 63) == 0) sf_exec_check_repeat(G.exec, seq);
     fb->magic = 0; /* rewritten below, once the comparisons are in */
     fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
+    fb->nanswer_cmp = sf_cmp_trace_answer_cmps(fb->answer_cmp, SF_FB_MAX_ANSWER_CMP);
     __atomic_store_n(&fb->magic, SF_FB_MAGIC, __ATOMIC_RELEASE);
   } else {
     /* libFuzzer: a plain run; the mutator asks for observers and constants

@@ -32,6 +32,16 @@ struct sf_mutator {
    * sequence being built (by its value ids). */
   uint8_t *cur_reus;
   uint32_t ncur_reus;
+  /* cur's mocks' answers and what they were compared with (pool.h). */
+  uint64_t cur_answer_cmp[SF_FB_MAX_ANSWER_CMP][2];
+  uint32_t ncur_answer_cmp;
+  /* Pool entries whose answer pairs are still to be tried, each once, as
+   * soon as they arrive (Redqueen's stage on a new input): a ring. */
+  struct {
+    uint64_t hash;
+    uint32_t pair;
+  } answer_trials[64];
+  uint32_t ntrials, next_trial;
   bool cur_fails_last; /* cur's last call failed legally (sf_run_legal) */
   uint8_t *reus;
   uint32_t nreus, reuscap;
@@ -51,6 +61,9 @@ struct sf_mutator {
   uint64_t cmpvals[256];
   uint32_t ncmpvals, cmpnext;
   sf_hashset *cmpseen;
+  /* Values the target compared mocks' answers with (run records), a ring. */
+  uint64_t answervals[64];
+  uint32_t nanswervals, answernext;
   sf_schedule sched;    /* which mutation next (schedule.h) */
   sf_mutation last_mut; /* the mutation that made m->next */
 };
@@ -61,6 +74,12 @@ struct sf_mutator {
 void sf_mut_absorb_cmp(sf_mutator *m, const sf_feedback *fb);
 uint64_t sf_mut_gen_prim(sf_mutator *m, const sf_param *p);
 int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param *p, sf_arg *a);
+/* Input to state in a script or vtable argument a of s: pair is a mock's
+ * answer and a value the target compared it with (feedback.h: answer_cmp);
+ * one occurrence of the answer in a's bytes (little endian, at the widths
+ * both fit) becomes the value. 1 when done, 0 when the answer does not
+ * occur, -1 on OOM. */
+int sf_mut_replace_answer(sf_mutator *m, sf_seq *s, sf_arg *a, const uint64_t pair[2]);
 
 /* build.c: building sequences call by call, with lifetimes and reusable flags. */
 void sf_mut_set_reus(sf_mutator *m, uint32_t vid, uint8_t flag);

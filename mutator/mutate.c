@@ -95,6 +95,19 @@ static bool reached_new_code(const sf_feedback *fb) {
   return fb->new_edges != 0;
 }
 
+/* Queue a try of each of e's answer pairs (m->answer_trials). */
+static void queue_answer_trials(sf_mutator *m, const sf_pool_entry *e) {
+  for (uint32_t k = 0; e && !m->opt.no_compares && k < e->nanswer_cmp; k++) {
+    uint32_t slot = (m->next_trial + m->ntrials) % 64;
+    m->answer_trials[slot].hash = e->hash;
+    m->answer_trials[slot].pair = k;
+    if (m->ntrials < 64)
+      m->ntrials++;
+    else
+      m->next_trial = (m->next_trial + 1) % 64; /* full: the oldest goes */
+  }
+}
+
 /* What is known of an input: its pool entry, adding it with a run by the
  * runner if it is new and not the engine's last run. *legal receives the
  * calls known to be legal, *fails_last whether the last of them failed. */
@@ -112,6 +125,7 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
     sf_sched_new_input(&m->sched, h, reached_new_code(&m->scratch)); /* credit its mutation */
     e = sf_pool_add(m->pool, d, n, &m->scratch);
     sf_mut_absorb_cmp(m, &m->scratch);
+    queue_answer_trials(m, e);
   }
   *legal = e ? e->legal_calls : SF_LEGAL_UNKNOWN;
   *fails_last = e && e->fails_last;
@@ -120,11 +134,13 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
 
 void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const sf_feedback *fb) {
   uint64_t h = sf_feedback_input_hash(data, size);
-  if (!sf_pool_find(m->pool, h))
-    sf_sched_new_input(&m->sched, h, !sf_feedback_valid(fb, h) || reached_new_code(fb));
-  if (sf_pool_add(m->pool, data, size, fb) &&
-      sf_feedback_valid(fb, sf_feedback_input_hash(data, size)))
+  bool is_new = !sf_pool_find(m->pool, h);
+  if (is_new) sf_sched_new_input(&m->sched, h, !sf_feedback_valid(fb, h) || reached_new_code(fb));
+  const sf_pool_entry *e = sf_pool_add(m->pool, data, size, fb);
+  if (e && sf_feedback_valid(fb, h)) {
     sf_mut_absorb_cmp(m, fb);
+    if (is_new) queue_answer_trials(m, e);
+  }
 }
 
 void sf_mutator_get_stats(const sf_mutator *m, sf_mutator_stats *st) {
@@ -246,13 +262,42 @@ static int change_linked(sf_mutator *m, sf_seq *s, uint32_t ci, uint32_t pi) {
   return 0;
 }
 
+/* Input to state (sf_mut_replace_answer) with pair in one of s's scripts,
+ * from a random call on: 1 when done, 0 when none holds the answer. */
+static int answer_to_state(sf_mutator *m, sf_seq *s, const uint64_t pair[2]) {
+  uint32_t first = (uint32_t)sf_rng_below(&m->rng, s->ncalls);
+  for (uint32_t k = 0; k < s->ncalls; k++) {
+    uint32_t ci = (first + k) % s->ncalls;
+    const sf_func *f = sf_seq_func(s, ci);
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      if (!(f->params[i].flags & (SF_P_CALLBACK | SF_P_VTABLE))) continue;
+      int rc = sf_mut_replace_answer(m, s, &sf_seq_args(s, ci)[i], pair);
+      if (rc) return rc;
+    }
+  }
+  return 0;
+}
+
 /* Change one input argument of one call; with document, the longest string
- * or buffer argument. */
+ * or buffer argument. Half of the time an input whose mocks' answers were
+ * compared with other values gets one of them in place of its answer. */
 static int mut_arg(sf_mutator *m, bool document_only) {
   if (!m->cur.ncalls) return mut_insert(m, true);
   if (copy_cur(m)) return -1;
   m->last_op = document_only ? "document" : "change";
   sf_seq *s = &m->next;
+  if (!document_only && m->ncur_answer_cmp && !m->opt.no_compares && sf_rng_chance(&m->rng, 1, 2)) {
+    uint32_t n = m->ncur_answer_cmp, first = (uint32_t)sf_rng_below(&m->rng, n);
+    for (uint32_t k = 0; k < n; k++) {
+      int rc = answer_to_state(m, s, m->cur_answer_cmp[(first + k) % n]);
+      if (rc < 0) return -1;
+      if (rc) {
+        m->last_op = "change-answer";
+        m->stats.answer_trials++;
+        return 0;
+      }
+    }
+  }
   uint32_t doc_call, doc_param;
   bool doc = document_only && longest_bytes_arg(s, &doc_call, &doc_param);
   for (int tries = 0; tries < 8; tries++) {
@@ -411,7 +456,7 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
   } else if (sf_mutator_interpret(m, &m->cur, d, n)) {
     sf_seq_clear(&m->cur);
   }
-  m->ncur_reus = 0;
+  m->ncur_reus = m->ncur_answer_cmp = 0;
   /* The failed call is cur's last once cut there. */
   m->cur_fails_last = !m->opt.no_legality && fails_last && legal <= m->cur.ncalls;
   if (!m->opt.no_legality && legal < m->cur.ncalls) {
@@ -419,6 +464,8 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
     m->stats.pruned_illegal++;
   }
   if (!e) return;
+  m->ncur_answer_cmp = e->nanswer_cmp;
+  memcpy(m->cur_answer_cmp, e->answer_cmp, e->nanswer_cmp * sizeof *e->answer_cmp);
   if (!m->opt.no_equivalence && e->nvals) {
     uint8_t *r = realloc(m->cur_reus, e->nvals);
     if (!r) return;
@@ -528,9 +575,36 @@ static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, size_t in_size,
   return n;
 }
 
+/* The next queued answer trial, if any: its entry's sequence with the pair
+ * applied, in out (its size returned); 0 when none is left that applies. */
+static size_t next_answer_trial(sf_mutator *m, uint8_t *out, size_t max_size) {
+  while (m->ntrials) {
+    uint64_t h = m->answer_trials[m->next_trial].hash;
+    uint32_t k = m->answer_trials[m->next_trial].pair;
+    m->next_trial = (m->next_trial + 1) % 64;
+    m->ntrials--;
+    const sf_pool_entry *e = sf_pool_find(m->pool, h);
+    if (!e || k >= e->nanswer_cmp) continue;
+    uint64_t pair[2] = {e->answer_cmp[k][0], e->answer_cmp[k][1]};
+    load_input(m, e->data, e->size);
+    if (copy_cur(m)) continue;
+    if (answer_to_state(m, &m->next, pair) != 1) continue;
+    m->last_op = "answer-trial";
+    m->last_mut = SF_MUT_CHANGE;
+    size_t n = finish(m, &m->next, out, max_size);
+    if (!accept_candidate(m, out, &n, false)) continue;
+    count_output(m, out, n, e->size);
+    m->stats.answer_trials++;
+    return n;
+  }
+  return 0;
+}
+
 size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_t *out,
                          size_t max_size, uint64_t seed) {
   sf_rng_seed(&m->rng, seed);
+  size_t n = next_answer_trial(m, out, max_size);
+  if (n) return n;
   load_input(m, data, size);
   return mutate_loaded(m, next_mutation(m, false), size, out, max_size);
 }

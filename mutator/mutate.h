@@ -48,7 +48,8 @@ typedef struct sf_mutator_options {
    * before is replaced by another; (b) values whose abstract state another
    * input produced first are not chosen as arguments when others exist. */
   bool no_equivalence;
-  /* Do not use constants the target compared against (run records). */
+  /* Do not use constants the target compared against (run records), nor
+   * the values it compared mocks' answers with. */
   bool no_compares;
   /* Keep the base mix of mutations instead of adapting it (schedule.c). */
   bool no_adaptive;
@@ -71,6 +72,7 @@ typedef struct sf_mutator_stats {
   uint64_t pruned_equiv;   /* candidates dropped as already emitted */
   uint64_t calls_emitted;  /* total length of the outputs, in calls */
   uint64_t probes;         /* inputs run by the runner to learn their states */
+  uint64_t answer_trials;  /* outputs where a mock's answer became what it was compared with */
   uint64_t pool_size, states_seen;
   /* Per mutation: outputs, and outputs that came back as new inputs that
    * reached new code (or where the build cannot tell). */

@@ -123,6 +123,7 @@ const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
     e->hash = 0;
     e->legal_calls = SF_LEGAL_UNKNOWN;
     e->fails_last = false;
+    e->nanswer_cmp = 0;
     if (!indexed) index_insert(p, 0, (size_t)(e - p->entries));
     return NULL;
   }
@@ -132,6 +133,8 @@ const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
   e->nvals = nvals;
   e->legal_calls = fb ? fb->stop_call : SF_LEGAL_UNKNOWN;
   e->fails_last = fb && sf_feedback_fails_last(fb);
+  e->nanswer_cmp = fb ? fb->nanswer_cmp : 0;
+  if (e->nanswer_cmp) memcpy(e->answer_cmp, fb->answer_cmp, e->nanswer_cmp * sizeof *e->answer_cmp);
   for (uint32_t v = 0; v < nvals; v++) {
     uint64_t st = fb->state[v];
     /* The first input to reach a state keeps the value reusable. */

@@ -22,7 +22,11 @@ typedef struct sf_pool_entry {
   bool fails_last;      /* the last of them failed (sf_feedback_fails_last) */
   uint32_t nvals;       /* entries in reusable[] */
   uint8_t *reusable;    /* per value id: 0 when its state was seen before */
-  size_t data_cap;      /* storage kept when the entry is replaced */
+  /* Its mocks' answers and what the target compared them with (feedback.h:
+   * answer_cmp), for input-to-state replacement in its scripts. */
+  uint32_t nanswer_cmp;
+  uint64_t answer_cmp[SF_FB_MAX_ANSWER_CMP][2];
+  size_t data_cap; /* storage kept when the entry is replaced */
   uint32_t reus_cap;
 } sf_pool_entry;
 

@@ -40,6 +40,15 @@ void sf_mut_absorb_cmp(sf_mutator *m, const sf_feedback *fb) {
     m->cmpnext = (m->cmpnext + 1) % 256;
     if (m->ncmpvals < 256) m->ncmpvals++;
   }
+  for (uint32_t i = 0; i < fb->nanswer_cmp && i < SF_FB_MAX_ANSWER_CMP; i++) {
+    uint32_t k = 0;
+    while (k < m->nanswervals && m->answervals[k] != fb->answer_cmp[i][1])
+      k++;
+    if (k < m->nanswervals) continue;
+    m->answervals[m->answernext] = fb->answer_cmp[i][1];
+    m->answernext = (m->answernext + 1) % 64;
+    if (m->nanswervals < 64) m->nanswervals++;
+  }
 }
 
 static uint64_t gen_int(sf_mutator *m, const sf_param *p) {
@@ -162,26 +171,42 @@ static void put_le(sf_buf *out, uint64_t v, unsigned size) {
     sf_buf_putc(out, (uint8_t)(v >> (8 * i)));
 }
 
-/* One answer of a mock: mostly the default (the ordinary case), else a
- * bound, a value the target compared against (`if (hook() == 42)`: the
- * library compares a callback's result with what it expects), or another
- * legal value. */
+/* A value the target compared a mock's answer of kind k with, if one fits
+ * p (the comparison's operand, sign-extended from its width for a signed
+ * kind); else one it compared anything with. */
+static bool compared_answer(sf_mutator *m, const sf_param *p, uint64_t *v) {
+  sf_rng *r = &m->rng;
+  unsigned bits = 8 * sf_kind_size(p->kind);
+  for (int tries = 0; tries < 8 && m->nanswervals; tries++) {
+    uint64_t c = m->answervals[sf_rng_below(r, m->nanswervals)];
+    if (sf_kind_is_signed(p->kind) && bits < 64 && (c >> (bits - 1)) & 1) c |= ~0ull << bits;
+    if (sf_param_accepts(p, c)) return *v = c, true;
+  }
+  for (int tries = 0; tries < 8 && m->ncmpvals; tries++) {
+    uint64_t c = m->cmpvals[sf_rng_below(r, m->ncmpvals)];
+    if (sf_param_accepts(p, c)) return *v = c, true;
+  }
+  return false;
+}
+
+/* One answer of a mock: the default (the ordinary case) 3 times in 8, else a
+ * bound, a value the target compared an answer with (`if (hook() == 42)`:
+ * the library checks a callback's result against what it expects), or
+ * another legal value. */
 static uint64_t gen_answer(sf_mutator *m, const sf_callback *cb) {
   sf_rng *r = &m->rng;
   const sf_param *p = &cb->ret;
-  uint64_t span = p->hi - p->lo;
+  uint64_t span = p->hi - p->lo, v;
   switch (sf_rng_below(r, 8)) {
   case 0:
     return p->lo;
   case 1:
     return p->hi;
   case 2:
-    for (int tries = 0; tries < 8 && m->ncmpvals; tries++) {
-      uint64_t v = m->cmpvals[sf_rng_below(r, m->ncmpvals)];
-      if (sf_param_accepts(p, v)) return v;
-    }
+    if (compared_answer(m, p, &v)) return v;
     /* fall through */
   case 3:
+  case 4:
     return span == UINT64_MAX ? sf_rng_next(r) : p->lo + sf_rng_below(r, span + 1);
   default:
     return cb->ret_default;
@@ -216,9 +241,10 @@ static void gen_record(sf_mutator *m, const sf_seq *s, const sf_callback *cb, sf
   }
   for (uint32_t j = 0; j < cb->nparams; j++) {
     const sf_param *q = &cb->params[j];
-    if ((q->flags & SF_P_OUT) && q->kind != SF_BUFFER && !(q->flags & SF_P_LENGTH))
-      put_le(out, sf_rng_chance(r, 3, 4) ? sf_rng_below(r, 4) : sf_rng_next(r),
-             sf_kind_size(q->kind));
+    if (!(q->flags & SF_P_OUT) || q->kind == SF_BUFFER || (q->flags & SF_P_LENGTH)) continue;
+    uint64_t v = sf_rng_below(r, 4);
+    if (sf_rng_chance(r, 1, 4) && !compared_answer(m, q, &v)) v = sf_rng_next(r);
+    put_le(out, v, sf_kind_size(q->kind));
   }
   if (cb->ret.kind != SF_VOID && !cb->ret_is_count)
     put_le(out, gen_answer(m, cb), sf_kind_size(cb->ret.kind));
@@ -305,6 +331,40 @@ static void gen_printf(sf_mutator *m, sf_buf *out, bool sqlite) {
     sf_buf_putc(out, '}');
   }
   if (out->len > SF_MAX_STRING) out->len = SF_MAX_STRING;
+}
+
+/* Does x (a widened answer or a zero-extended operand) have a size-byte
+ * form? */
+static bool fits_in(uint64_t x, unsigned size) {
+  if (size == 8) return true;
+  unsigned bits = 8 * size;
+  uint64_t low = x & ((1ull << bits) - 1),
+           sext = (low >> (bits - 1)) & 1 ? low | (~0ull << bits) : low;
+  return x == low || x == sext || x == (sext & UINT32_MAX);
+}
+
+int sf_mut_replace_answer(sf_mutator *m, sf_seq *s, sf_arg *a, const uint64_t pair[2]) {
+  static const unsigned sizes[] = {8, 4, 2, 1};
+  for (unsigned z = 0; z < 4; z++) {
+    unsigned size = sizes[z];
+    if (size > a->len || !fits_in(pair[0], size) || !fits_in(pair[1], size)) continue;
+    const uint8_t *bytes = sf_seq_bytes(s, a);
+    uint32_t hits = 0, pick = 0;
+    for (uint32_t at = 0; at + size <= a->len; at++) {
+      unsigned i = 0;
+      while (i < size && bytes[at + i] == (uint8_t)(pair[0] >> (8 * i)))
+        i++;
+      if (i == size && sf_rng_below(&m->rng, ++hits) == 0) pick = at; /* one at random */
+    }
+    if (!hits) continue;
+    sf_buf *tmp = &m->bytes;
+    sf_buf_reset(tmp);
+    if (sf_buf_append(tmp, bytes, a->len)) return -1;
+    for (unsigned i = 0; i < size; i++)
+      tmp->data[pick + i] = (uint8_t)(pair[1] >> (8 * i));
+    return sf_seq_set_bytes(s, a, tmp->data, tmp->len) ? -1 : 1;
+  }
+  return 0;
 }
 
 /* Fill a bytes argument (string, buffer, array) of p. */

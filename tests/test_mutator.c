@@ -724,6 +724,54 @@ static void test_interpretation_is_deterministic(void **state) {
   sf_mutator_free(busy);
 }
 
+/* Input to state for mocks: a new input whose run saw its hook's answer 17
+ * compared with 42 is mutated next into the same sequence with 42 in the
+ * script (each pair once), and then by ordinary mutations. */
+static void test_answer_trial(void **state) {
+  (void)state;
+  sf_api *api = parse_api_text("api t;\nhandle box_t;\n"
+                               "callback u8 hook(unsigned n) returns in [0, 100] default 100;\n"
+                               "func box_t *box_new(void);\n"
+                               "func void box_free(box_t *b) destructor;\n"
+                               "func void box_hook(box_t *b, hook h);\n"
+                               "func int box_tick(box_t *b);\n");
+  sf_seq s;
+  sf_seq_init(&s, api);
+  parse_seq_ok(&s, api, "h1 = box_new();\nbox_hook(h1, x\"051164\");\nbox_tick(h1);\n");
+  sf_buf in = {0};
+  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  sf_feedback fb;
+  fake_feedback(&fb, &in, 3, 3, 0, NULL);
+  fb.nanswer_cmp = 2;
+  fb.answer_cmp[0][0] = 0x11; /* 17 met 42 */
+  fb.answer_cmp[0][1] = 42;
+  fb.answer_cmp[1][0] = 0x33; /* no such answer in the script: no trial */
+  fb.answer_cmp[1][1] = 7;
+  sf_mutator *m = sf_mutator_new(api, NULL);
+  sf_mutator_add_input(m, in.data, in.len, &fb);
+  uint8_t out[4096];
+  size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, 1);
+  assert_int_equal(sf_seq_decode(&s, api, out, n), SF_DECODE_OK);
+  assert_int_equal(s.ncalls, 3);
+  const sf_arg *a = &sf_seq_args(&s, 1)[1];
+  assert_int_equal(a->len, 3);
+  assert_memory_equal(sf_seq_bytes(&s, a), "\x05\x2a\x64", 3);
+  /* The trial is made once: later outputs come from other mutations. */
+  int again = 0;
+  for (uint64_t seed = 2; seed < 50; seed++) {
+    n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+    if (n == 0 || sf_seq_decode(&s, api, out, n) != SF_DECODE_OK || s.ncalls < 2) continue;
+    again += s.calls[1].func == 2 && sf_seq_args(&s, 1)[1].len == 3 &&
+             memcmp(sf_seq_bytes(&s, &sf_seq_args(&s, 1)[1]), "\x05\x2a\x64", 3) == 0 &&
+             s.ncalls == 3;
+  }
+  assert_true(again < 10);
+  sf_mutator_free(m);
+  sf_seq_free(&s);
+  sf_buf_free(&in);
+  sf_api_free(api);
+}
+
 int main(void) {
   demo = load_api_file(DEMO_API);
   const struct CMUnitTest tests[] = {
@@ -741,6 +789,7 @@ int main(void) {
       cmocka_unit_test(test_crossover_and_generate),
       cmocka_unit_test(test_deterministic),
       cmocka_unit_test(test_ownership_respected),
+      cmocka_unit_test(test_answer_trial),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   sf_api_free(demo);
