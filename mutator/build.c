@@ -179,6 +179,7 @@ bool sf_mut_append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
   const sf_func *f = &m->api->funcs[fi];
   sf_arg args[64];
   memset(args, 0, sizeof args);
+  m->reuse_call = UINT32_MAX;
   for (uint32_t i = 0; i < f->nparams; i++) {
     const sf_param *p = &f->params[i];
     if (!sf_param_is_input(p)) continue;

@@ -61,6 +61,10 @@ struct sf_mutator {
   uint64_t cmpvals[256];
   uint32_t ncmpvals, cmpnext;
   sf_hashset *cmpseen;
+  /* The call whose argument the last name-matched reuse of bytes took, while
+   * one call's arguments are made (values.c: reuse_bytes), else UINT32_MAX:
+   * a user and a password are taken from the same earlier call. */
+  uint32_t reuse_call;
   /* Values the target compared mocks' answers with (run records), a ring. */
   uint64_t answervals[64];
   uint32_t nanswervals, answernext;

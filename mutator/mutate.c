@@ -10,6 +10,7 @@
 sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
   sf_mutator *m = calloc(1, sizeof *m);
   if (!m) return NULL;
+  m->reuse_call = UINT32_MAX;
   m->api = api;
   if (opt) m->opt = *opt;
   m->opt.max_calls = opt && opt->max_calls ? opt->max_calls : 64;
@@ -285,6 +286,7 @@ static int mut_arg(sf_mutator *m, bool document_only) {
   if (!m->cur.ncalls) return mut_insert(m, true);
   if (copy_cur(m)) return -1;
   m->last_op = document_only ? "document" : "change";
+  m->reuse_call = UINT32_MAX;
   sf_seq *s = &m->next;
   if (!document_only && m->ncur_answer_cmp && !m->opt.no_compares && sf_rng_chance(&m->rng, 1, 2)) {
     uint32_t n = m->ncur_answer_cmp, first = (uint32_t)sf_rng_below(&m->rng, n);

@@ -130,9 +130,57 @@ uint64_t sf_mut_gen_prim(sf_mutator *m, const sf_param *p) {
   }
 }
 
-/* Pick bytes for a string or buffer: from the dictionary, from another bytes
- * argument of the sequence (so keys match across calls), or random. */
-static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max_len) {
+/* The bytes of a string or buffer argument of s, appended to out: two
+ * times in three one of a parameter named like `like` (a key put, then
+ * looked up and deleted: the same role across functions), else any. */
+static void reuse_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, const sf_param *like) {
+  sf_rng *r = &m->rng;
+  if (like && like->name && sf_rng_chance(r, 2, 3)) {
+    uint32_t seen = 0, pick_call = 0, pick_param = 0;
+    /* The call an earlier argument of this call was taken from first. */
+    if (m->reuse_call < s->ncalls) {
+      const sf_func *f = sf_seq_func(s, m->reuse_call);
+      for (uint32_t i = 0; i < f->nparams && !seen; i++)
+        if (f->params[i].kind == like->kind && sf_param_is_input(&f->params[i]) &&
+            f->params[i].name && strcmp(f->params[i].name, like->name) == 0 &&
+            sf_seq_args(s, m->reuse_call)[i].len)
+          seen = 1, pick_call = m->reuse_call, pick_param = i;
+    }
+    for (uint32_t ci = 0; ci < s->ncalls && !seen; ci++) {
+      const sf_func *f = sf_seq_func(s, ci);
+      for (uint32_t i = 0; i < f->nparams; i++) {
+        const sf_param *p = &f->params[i];
+        if (p->kind != like->kind || !sf_param_is_input(p) || !p->name ||
+            strcmp(p->name, like->name) != 0 || !sf_seq_args(s, ci)[i].len)
+          continue;
+        if (sf_rng_below(r, ++seen) == 0) pick_call = ci, pick_param = i; /* one at random */
+      }
+    }
+    if (seen) {
+      const sf_arg *a = &sf_seq_args(s, pick_call)[pick_param];
+      sf_buf_append(out, sf_seq_bytes(s, a), a->len);
+      m->reuse_call = pick_call;
+      return;
+    }
+  }
+  for (int tries = 0; tries < 8; tries++) {
+    uint32_t ci = (uint32_t)sf_rng_below(r, s->ncalls);
+    const sf_func *f = sf_seq_func(s, ci);
+    if (!f->nparams) continue;
+    uint32_t i = (uint32_t)sf_rng_below(r, f->nparams);
+    sf_kind k = f->params[i].kind;
+    if (!sf_param_is_input(&f->params[i]) || !(k == SF_STRING || k == SF_BUFFER)) continue;
+    const sf_arg *a = &sf_seq_args(s, ci)[i];
+    sf_buf_append(out, sf_seq_bytes(s, a), a->len);
+    return;
+  }
+}
+
+/* Bytes for a string or buffer (for parameter like, if not NULL): a
+ * dictionary word, the bytes of another argument of the sequence (so keys
+ * match across calls), or letters and bytes. */
+static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max_len,
+                       const sf_param *like) {
   sf_rng *r = &m->rng;
   sf_buf_reset(out);
   uint32_t choice = (uint32_t)sf_rng_below(r, 10);
@@ -140,18 +188,7 @@ static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max
     const char *d = m->api->dict[sf_rng_below(r, m->api->ndict)];
     sf_buf_append(out, d, strlen(d));
   } else if (choice < 7 && s->ncalls) {
-    /* Reuse the bytes of an existing argument. */
-    for (int tries = 0; tries < 8; tries++) {
-      uint32_t ci = (uint32_t)sf_rng_below(r, s->ncalls);
-      const sf_func *f = sf_seq_func(s, ci);
-      if (!f->nparams) continue;
-      uint32_t i = (uint32_t)sf_rng_below(r, f->nparams);
-      sf_kind k = f->params[i].kind;
-      if (!sf_param_is_input(&f->params[i]) || !(k == SF_STRING || k == SF_BUFFER)) continue;
-      const sf_arg *a = &sf_seq_args(s, ci)[i];
-      sf_buf_append(out, sf_seq_bytes(s, a), a->len);
-      break;
-    }
+    reuse_bytes(m, s, out, like);
   }
   if (out->len == 0 || choice >= 7) {
     sf_buf_reset(out);
@@ -226,7 +263,7 @@ static void gen_record(sf_mutator *m, const sf_seq *s, const sf_callback *cb, sf
   for (uint32_t j = 0; j < cb->nparams; j++) {
     if (!(cb->params[j].flags & SF_P_OUT) || cb->params[j].kind != SF_BUFFER) continue;
     sf_buf piece = {0};
-    pick_bytes(m, s, &piece, 255);
+    pick_bytes(m, s, &piece, 255, NULL);
     if (m->api->ndict && sf_rng_chance(r, 1, 4)) {
       const char *d = m->api->dict[sf_rng_below(r, m->api->ndict)];
       sf_buf_reset(&piece);
@@ -255,7 +292,7 @@ static void gen_record(sf_mutator *m, const sf_seq *s, const sf_callback *cb, sf
 static void gen_script(sf_mutator *m, const sf_seq *s, const sf_callback *cb, sf_buf *out) {
   sf_rng *r = &m->rng;
   if (sf_rng_chance(r, 1, 4)) {
-    pick_bytes(m, s, out, SF_MAX_SCRIPT);
+    pick_bytes(m, s, out, SF_MAX_SCRIPT, NULL);
     return;
   }
   sf_buf_reset(out);
@@ -380,7 +417,7 @@ int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param 
     if (p->flags & SF_P_PRINTF)
       gen_printf(m, tmp, p->flags & SF_P_PRINTF_SQLITE);
     else
-      pick_bytes(m, s, tmp, SF_MAX_STRING);
+      pick_bytes(m, s, tmp, SF_MAX_STRING, p);
     uint8_t *nul = tmp->len ? memchr(tmp->data, 0, tmp->len) : NULL;
     if (nul) tmp->len = (size_t)(nul - tmp->data);
     a->bits = 0;
@@ -396,7 +433,7 @@ int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param 
     } else if (p->flags & SF_P_VTABLE) {
       gen_vtable(m, s, &m->api->vtables[p->type_index], tmp);
     } else if (es == 1) {
-      pick_bytes(m, s, tmp, hi);
+      pick_bytes(m, s, tmp, hi, p);
     } else {
       uint64_t n = lo + sf_rng_below(&m->rng, (hi - lo < 16 ? hi - lo : 16) + 1);
       for (uint64_t i = 0; i < n; i++) {
