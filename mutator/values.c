@@ -226,7 +226,7 @@ static bool compared_answer(sf_mutator *m, const sf_param *p, uint64_t *v) {
   return false;
 }
 
-/* One answer of a mock: the default (the ordinary case) 3 times in 8, else a
+/* One answer of a mock: mostly the default (the ordinary case), else a
  * bound, a value the target compared an answer with (`if (hook() == 42)`:
  * the library checks a callback's result against what it expects), or
  * another legal value. */
@@ -243,7 +243,6 @@ static uint64_t gen_answer(sf_mutator *m, const sf_callback *cb) {
     if (compared_answer(m, p, &v)) return v;
     /* fall through */
   case 3:
-  case 4:
     return span == UINT64_MAX ? sf_rng_next(r) : p->lo + sf_rng_below(r, span + 1);
   default:
     return cb->ret_default;
