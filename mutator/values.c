@@ -133,29 +133,26 @@ uint64_t sf_mut_gen_prim(sf_mutator *m, const sf_param *p) {
 /* The bytes of a string or buffer argument of s, appended to out: two
  * times in three one of a parameter named like `like` (a key put, then
  * looked up and deleted: the same role across functions), else any. */
+/* Is argument i of call ci of s a non-empty input of like's kind and name? */
+static bool same_role(const sf_seq *s, uint32_t ci, uint32_t i, const sf_param *like) {
+  const sf_param *p = &sf_seq_func(s, ci)->params[i];
+  return p->kind == like->kind && sf_param_is_input(p) && p->name &&
+         strcmp(p->name, like->name) == 0 && sf_seq_args(s, ci)[i].len;
+}
+
 static void reuse_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, const sf_param *like) {
   sf_rng *r = &m->rng;
   if (like && like->name && sf_rng_chance(r, 2, 3)) {
     uint32_t seen = 0, pick_call = 0, pick_param = 0;
     /* The call an earlier argument of this call was taken from first. */
-    if (m->reuse_call < s->ncalls) {
-      const sf_func *f = sf_seq_func(s, m->reuse_call);
-      for (uint32_t i = 0; i < f->nparams && !seen; i++)
-        if (f->params[i].kind == like->kind && sf_param_is_input(&f->params[i]) &&
-            f->params[i].name && strcmp(f->params[i].name, like->name) == 0 &&
-            sf_seq_args(s, m->reuse_call)[i].len)
+    if (m->reuse_call < s->ncalls)
+      for (uint32_t i = 0; i < sf_seq_func(s, m->reuse_call)->nparams && !seen; i++)
+        if (same_role(s, m->reuse_call, i, like))
           seen = 1, pick_call = m->reuse_call, pick_param = i;
-    }
-    for (uint32_t ci = 0; ci < s->ncalls && !seen; ci++) {
-      const sf_func *f = sf_seq_func(s, ci);
-      for (uint32_t i = 0; i < f->nparams; i++) {
-        const sf_param *p = &f->params[i];
-        if (p->kind != like->kind || !sf_param_is_input(p) || !p->name ||
-            strcmp(p->name, like->name) != 0 || !sf_seq_args(s, ci)[i].len)
-          continue;
-        if (sf_rng_below(r, ++seen) == 0) pick_call = ci, pick_param = i; /* one at random */
-      }
-    }
+    for (uint32_t ci = 0; ci < s->ncalls && !seen; ci++)
+      for (uint32_t i = 0; i < sf_seq_func(s, ci)->nparams; i++)
+        if (same_role(s, ci, i, like) && sf_rng_below(r, ++seen) == 0)
+          pick_call = ci, pick_param = i; /* one at random */
     if (seen) {
       const sf_arg *a = &sf_seq_args(s, pick_call)[pick_param];
       sf_buf_append(out, sf_seq_bytes(s, a), a->len);
