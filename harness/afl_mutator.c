@@ -88,7 +88,7 @@ void *afl_custom_init(void *afl, unsigned int seed) {
   }
   const char *tracer = getenv(SF_SOLVER_TARGET_ENV);
   if (tracer && opt.solver) {
-    st->solver = sf_solver_client_start(tracer);
+    st->solver = sf_solver_client_deferred(tracer, SF_SOLVER_START_COST_GUESS);
     if (!st->solver) fprintf(stderr, "seqfuzz: cannot start the solver server %s\n", tracer);
   }
   sf_solver_budget_init(&st->budget, opt.solver_budget);

@@ -52,6 +52,7 @@ static struct {
    * (solver/remote.h), from the first corpus entry on. */
   bool solver_wanted;       /* SEQFUZZ_SOLVER, and the server not tried yet */
   sf_solver_client *remote; /* the server; NULL: none */
+  double start_cost;        /* CPU seconds this process took to start (its server's) */
   sf_solver_stats solver_stats;
   sf_buf solved;
   sf_solver_budget budget;
@@ -94,7 +95,9 @@ static void *resolve_twin(void *ctx, const char *name) {
                                       : sf_diff_symbol(G.api, (uint32_t)fi, buf, sizeof buf));
 }
 
-/* The solver server, started at the first use: this very binary. */
+/* The solver's client, made at the first use; its server is this very
+ * binary, whose start-up costs what ours did (the stage starts it once the
+ * budget can pay for that). */
 static sf_solver_client *solver_client(void) {
   if (G.remote || !G.solver_wanted) return G.remote;
   G.solver_wanted = false;
@@ -102,9 +105,9 @@ static sf_solver_client *solver_client(void) {
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n > 0) {
     self[n] = 0;
-    G.remote = sf_solver_client_start(self);
+    G.remote = sf_solver_client_deferred(self, G.start_cost);
   }
-  if (!G.remote) fprintf(stderr, "seqfuzz: the solver could not start; fuzzing without it\n");
+  if (!G.remote) fprintf(stderr, "seqfuzz: no solver (out of memory); fuzzing without it\n");
   return G.remote;
 }
 
@@ -206,6 +209,9 @@ static void init_once(void) {
     G.solver_wanted = G.opt.solver && !G.channel; /* AFL++: its mutator has the client */
   }
   sf_solver_budget_init(&G.budget, G.opt.solver_budget);
+  struct timespec cpu;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) == 0)
+    G.start_cost = (double)cpu.tv_sec + 1e-9 * (double)cpu.tv_nsec;
   sf_seq_init(&G.seq, G.api);
   sf_seq_init(&G.probe_seq, G.api);
   sf_mutator_set_runner(G.mut, probe_run, NULL);

@@ -31,13 +31,24 @@ static inline void sf_solver_budget_new_input(sf_solver_budget *b) {
   b->last_new = sf_seconds_now();
 }
 
+/* The solver's share of the time so far, in seconds. */
+static inline double sf_solver_budget_allowance(const sf_solver_budget *b) {
+  double now = sf_seconds_now(), share = (double)b->percent / 100.0;
+  if (now - b->last_new > 10) share *= 4;
+  return share * (now - b->start);
+}
+
 /* Counts a mutation; true when a solver step may start now. (The engines'
  * stage asks only while no step is pending: idleness counts from an answer.) */
 static inline bool sf_solver_budget_due(sf_solver_budget *b) {
   if (++b->mutations < b->idle_until) return false;
-  double now = sf_seconds_now(), share = (double)b->percent / 100.0;
-  if (now - b->last_new > 10) share *= 4;
-  return b->spent <= share * (now - b->start);
+  return b->spent <= sf_solver_budget_allowance(b);
+}
+
+/* True when the budget can pay `cost` seconds more (a server's start-up)
+ * now. */
+static inline bool sf_solver_budget_affords(const sf_solver_budget *b, double cost) {
+  return b->spent + cost <= sf_solver_budget_allowance(b);
 }
 
 /* A step ended. cpu: the solver's CPU time since the previous step ended

@@ -26,6 +26,7 @@
 #ifndef SF_SOLVER_REMOTE_H
 #define SF_SOLVER_REMOTE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,8 +42,19 @@
 /* ---- client (both engines: harness/fuzz_target.c, harness/afl_mutator.c) ---- */
 typedef struct sf_solver_client sf_solver_client;
 
-/* Start `target` as a server. NULL if it cannot be started. */
+/* Start `target` as a server now. NULL if it cannot be started. */
 sf_solver_client *sf_solver_client_start(const char *target);
+/* A client whose server the engines' stage starts once the budget can pay
+ * `start_cost` seconds for its start-up (a server started at once would
+ * take far more than its share of a run's first second, on the engine's
+ * core). Inputs observed until then are kept (up to 512 KiB) and sent when
+ * it starts. NULL: out of memory. */
+sf_solver_client *sf_solver_client_deferred(const char *target, double start_cost);
+/* A guess at a sanitized target's start-up, for engines that cannot measure
+ * it (afl-fuzz is not the target). */
+#define SF_SOLVER_START_COST_GUESS 0.05
+/* Whether a server was started (it may have died since). */
+bool sf_solver_client_started(const sf_solver_client *c);
 void sf_solver_client_free(sf_solver_client *c);
 /* A new input for the solver to learn from (a queue entry). */
 void sf_solver_client_observe(sf_solver_client *c, const uint8_t *data, size_t size);
@@ -54,7 +66,8 @@ int sf_solver_client_step(sf_solver_client *c, sf_buf *out, sf_solver_stats *st)
 double sf_solver_client_cpu(const sf_solver_client *c);
 
 /* The engines' solver stage, called before each mutation. It never waits
- * for the server: when the budget allows (solver/budget.h) it asks for a
+ * for the server: it starts a deferred one when the budget can pay for it,
+ * and when the budget allows (solver/budget.h) it asks for a
  * step and returns; a later call takes the answer once it is there and
  * charges the server's CPU time since the last answer to the budget.
  * 1: out holds a result (appended), at most max_size bytes; 0: nothing now;

@@ -36,7 +36,11 @@ struct sf_solver_client {
   time_t asked;           /* when */
   int pipe_size;          /* capacity of the pipe to the server */
   bool incompatible;      /* the server answered in another protocol */
+  double start_cost;      /* deferred: what its start-up costs, in seconds */
+  sf_buf backlog;         /* deferred: 'O' frames observed before the start */
 };
+
+#define BACKLOG_MAX (512u << 10)
 
 static void stop(sf_solver_client *c) {
   if (c->to >= 0) close(c->to);
@@ -119,9 +123,26 @@ sf_solver_client *sf_solver_client_start(const char *target) {
   return c;
 }
 
+sf_solver_client *sf_solver_client_deferred(const char *target, double start_cost) {
+  signal(SIGPIPE, SIG_IGN);
+  sf_solver_client *c = calloc(1, sizeof *c);
+  if (!c || !(c->target = strdup(target))) {
+    free(c);
+    return NULL;
+  }
+  c->to = c->from = c->pid = -1;
+  c->start_cost = start_cost;
+  return c;
+}
+
+bool sf_solver_client_started(const sf_solver_client *c) {
+  return c->starts > 0;
+}
+
 void sf_solver_client_free(sf_solver_client *c) {
   if (!c) return;
   stop(c);
+  sf_buf_free(&c->backlog);
   free(c->target);
   free(c);
 }
@@ -165,7 +186,17 @@ static bool fits(const sf_solver_client *c, size_t n) {
 }
 
 void sf_solver_client_observe(sf_solver_client *c, const uint8_t *data, size_t size) {
-  if (size > SF_SOLVER_MAX_FRAME || c->pid < 0) return;
+  if (size > SF_SOLVER_MAX_FRAME) return;
+  if (!c->starts) {
+    if (c->backlog.len + size + 5 > BACKLOG_MAX) return;
+    uint32_t n = (uint32_t)size;
+    size_t len = c->backlog.len;
+    if (sf_buf_append(&c->backlog, "O", 1) || sf_buf_append(&c->backlog, &n, 4) ||
+        sf_buf_append(&c->backlog, data, size))
+      c->backlog.len = len; /* out of memory: not kept */
+    return;
+  }
+  if (c->pid < 0) return;
   if (!fits(c, size + 5)) return;
   if (send_frame(c, 'O', data, (uint32_t)size)) restart(c);
 }
@@ -223,10 +254,34 @@ static int gone(sf_solver_client **cp) {
   return -1;
 }
 
+/* Start a deferred server and send it what was observed so far (as much
+ * as the pipe takes). */
+static int start_deferred(sf_solver_client *c) {
+  if (start(c)) return -1;
+  for (size_t at = 0; at + 5 <= c->backlog.len;) {
+    uint32_t n;
+    memcpy(&n, c->backlog.data + at + 1, 4);
+    sf_solver_client_observe(c, c->backlog.data + at + 5, n);
+    at += 5 + (size_t)n;
+  }
+  sf_buf_free(&c->backlog);
+  return 0;
+}
+
 int sf_solver_client_stage(sf_solver_client **cp, sf_solver_budget *b, sf_buf *out, size_t max_size,
                            sf_solver_stats *st) {
   sf_solver_client *c = *cp;
   if (!c) return 0;
+  if (!c->starts) {
+    if (!sf_solver_budget_affords(b, c->start_cost)) return 0;
+    if (start_deferred(c)) {
+      fprintf(stderr, "seqfuzz: cannot start the solver server %s; going on without it\n",
+              c->target);
+      sf_solver_client_free(c);
+      *cp = NULL;
+      return -1;
+    }
+  }
   if (!c->pending) {
     if (!sf_solver_budget_due(b)) return 0;
     if (c->pid < 0 || ask_step(c)) return restart(c) ? gone(cp) : 0;

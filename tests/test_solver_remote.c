@@ -107,6 +107,49 @@ static void test_stage_charges_server_cpu(void **state) {
   sf_api_free(api);
 }
 
+/* A deferred server starts only once the budget can pay for its start-up;
+ * what was observed before reaches it then (here the only input it ever
+ * gets, whose guard it must flip). */
+static void test_deferred_start_keeps_inputs(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(SOLVERLIB_API);
+  sf_seq s;
+  sf_seq_init(&s, api);
+  sf_solver_budget b;
+  sf_solver_budget_init(&b, 100);
+  sf_solver_client *c = sf_solver_client_deferred(SOLVERLIB_FUZZER, 0.3);
+  assert_non_null(c);
+  parse_seq_ok(&s, api, "h1 = pair_new(); pair_note(h1, 1, 2);");
+  sf_buf in = {0}, out = {0};
+  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  sf_solver_client_observe(c, in.data, in.len);
+  sf_solver_stats st = {0};
+  assert_int_equal(sf_solver_client_stage(&c, &b, &out, 1 << 20, &st), 0);
+  assert_false(sf_solver_client_started(c)); /* 0.3 s of start-up: not affordable yet */
+  bool sum = false;
+  for (int i = 0; i < 60000 && !sum; i++) {
+    sf_buf_reset(&out);
+    int rc = sf_solver_client_stage(&c, &b, &out, 1 << 20, &st);
+    assert_true(rc >= 0);
+    if (rc == 1) {
+      assert_int_equal(sf_seq_decode(&s, api, out.data, out.len), SF_DECODE_OK);
+      for (uint32_t k = 0; k < s.ncalls; k++)
+        if (!strcmp(sf_seq_func(&s, k)->name, "pair_note"))
+          sum |= (uint32_t)sf_seq_args(&s, k)[1].bits + (uint32_t)sf_seq_args(&s, k)[2].bits ==
+                 1000003u;
+    }
+    usleep(1000);
+  }
+  assert_true(sf_solver_client_started(c));
+  assert_true(sf_seconds_now() - b.start >= 0.3);
+  assert_true(sum);
+  sf_buf_free(&in);
+  sf_buf_free(&out);
+  sf_seq_free(&s);
+  sf_solver_client_free(c);
+  sf_api_free(api);
+}
+
 /* A stand-in server: the shell script `script`, started by a client (the
  * script's path is written to path, to be unlinked by the caller). */
 static sf_solver_client *start_script(char *path, const char *script) {
@@ -171,6 +214,7 @@ static void test_observe_never_blocks(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_server_flips_both_guards),
                                      cmocka_unit_test(test_stage_charges_server_cpu),
+                                     cmocka_unit_test(test_deferred_start_keeps_inputs),
                                      cmocka_unit_test(test_other_protocol_is_given_up),
                                      cmocka_unit_test(test_observe_never_blocks)};
   return cmocka_run_group_tests(tests, NULL, NULL);
