@@ -23,12 +23,17 @@ int cmd_show(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_embed(int argc, char **argv);
+int cmd_ossfuzz(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_seed(int argc, char **argv);
 int cmd_min(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_signature(int argc, char **argv);
 int cmd_triage(int argc, char **argv);
+int cmd_init(int argc, char **argv);
+int cmd_fuzz(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_known(int argc, char **argv);
 
 /* Print "seqfuzz: <msg>" to stderr; returns 1 (the exit code for errors). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "simplifier/crash.h"
+#include "simplifier/generalize.h"
 #include "simplifier/minimize.h"
 #include "simplifier/repro.h"
 #include "simplifier/triage.h"
@@ -354,15 +355,23 @@ int cmd_triage(int argc, char **argv) {
            "whose inputs the fuzzer saved as crash-probe-*\n",
            empty);
   uint32_t shown = 0;
+  /* OUT_DIR/findings.tsv: a row per group, for tools (docs/workflow.md). */
+  sf_buf table = {0};
+  sf_buf_printf(&table, "id\tkind\tverdict\tcount\tsignature\n");
   for (uint32_t g = 0; g < ngroups; g++) {
     crash_group *cg = &groups[g];
     if (cg->merged_into != g || !cg->loaded) continue;
     shown++;
-    char sigtext[512];
+    char sigtext[512], kind[40];
     sf_signature_format(&cg->sig, sigtext, sizeof sigtext);
     uint32_t count = cg->count;
     for (uint32_t h = g + 1; h < ngroups; h++)
       if (groups[h].merged_into == g) count += groups[h].count;
+    file_name_part(cg->sig.kind, kind, sizeof kind);
+    for (char *p = sigtext; *p; p++)
+      if (*p == '\t' || *p == '\n') *p = ' ';
+    sf_buf_printf(&table, "%u\t%s\t%s\t%u\t%s\n", shown, kind,
+                  cg->finding.verdict == SF_LIKELY_BUG ? "bug" : "misuse", count, sigtext);
     printf("\n[%u] %s\n    %u input(s), e.g. %s\n", shown, sigtext, count, cg->smallest);
     for (uint32_t h = g + 1; h < ngroups; h++)
       if (groups[h].merged_into == g) {
@@ -399,6 +408,13 @@ int cmd_triage(int argc, char **argv) {
     }
     sf_buf_free(&text);
   }
+  if (out_dir) {
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/findings.tsv", out_dir) >= sizeof path ||
+        cli_write_file(path, table.data, table.len))
+      rc = 1;
+  }
+  sf_buf_free(&table);
   for (uint32_t g = 0; g < ngroups; g++) {
     sf_seq_free(&groups[g].best);
     sf_buf_free(&groups[g].enc);
@@ -407,6 +423,60 @@ int cmd_triage(int argc, char **argv) {
   }
   free(groups);
   sf_runner_free(runner);
+  sf_api_free(api);
+  return rc;
+}
+
+int cmd_known(int argc, char **argv) {
+  /* --widen is a flag: taken out before the options with values are read. */
+  bool wide = false;
+  int n = 0;
+  for (int i = 0; i < argc; i++)
+    if (strcmp(argv[i], "--widen") == 0)
+      wide = true;
+    else
+      argv[n++] = argv[i];
+  argc = n;
+  const char *pos[3];
+  const char *target = cli_option(argc, argv, "--target", "-t");
+  const char *out_path = cli_option(argc, argv, "--output", "-o");
+  const char *timeout_opt = cli_option(argc, argv, "--timeout", NULL);
+  if (cli_positionals(argc, argv, pos, 3) != 2) return cli_usage_error(argv[0], NULL);
+  if (!target) return cli_usage_error(argv[0], "--target FUZZER is required");
+  sf_api *api = cli_load_api(pos[0]);
+  if (!api) return 1;
+  sf_seq in;
+  sf_seq_init(&in, api);
+  sf_runner *runner = NULL;
+  sf_buf enc = {0}, text = {0};
+  int rc = 1;
+  if (cli_load_seq(api, pos[1], &in) != 0) goto done;
+  runner = sf_runner_new(target, timeout_opt ? (unsigned)atoi(timeout_opt) : 10);
+  sf_signature sig;
+  if (!runner || sf_seq_encode(&in, &enc) ||
+      sf_runner_run(runner, enc.data, enc.len, &sig, NULL) != 0) {
+    cli_error("cannot run %s", target);
+    goto done;
+  }
+  if (!sig.crashed) {
+    cli_error("%s: does not crash %s: not a bug to set aside", pos[1], target);
+    goto done;
+  }
+  int runs = wide ? sf_generalize_wide(&in, &sig, &text) : sf_generalize(&in, &sig, runner, &text);
+  if (runs < 0) {
+    cli_error("cannot run %s", target);
+    goto done;
+  }
+  if (out_path ? cli_write_file(out_path, text.data, text.len) == 0
+               : fwrite(text.data, 1, text.len, stdout) == text.len)
+    rc = 0;
+  fprintf(stderr, "seqfuzz known: %d runs%s%s\n", runs, out_path ? "; written to " : "",
+          out_path ? out_path : "");
+done:
+  sf_buf_free(&enc);
+  sf_buf_free(&text);
+  sf_runner_free(runner);
+  sf_seq_free(&in);
   sf_api_free(api);
   return rc;
 }

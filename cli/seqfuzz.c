@@ -13,7 +13,7 @@
 typedef struct cli_opt {
   const char *name;  /* "--output" */
   const char *alias; /* "-o", or NULL */
-  const char *value; /* what it takes: every option takes a value */
+  const char *value; /* what it takes, or NULL: a flag (takes no value) */
   const char *help;
 } cli_opt;
 
@@ -95,6 +95,83 @@ static const cli_command commands[] = {
               {"--output", "-o", "OUT_DIR", "where each group's files go (made with its parents)"},
               {"--max-seconds", NULL, "S", "minimization time budget per group (30)"},
               OPT_TIMEOUT}},
+    {.name = "known",
+     .fn = cmd_known,
+     .usage = "API INPUT --target FUZZER [-o FILE.seq] [--timeout S] [--widen]",
+     .help = "a crash's pattern, for the fuzzer to set the bug aside (SEQFUZZ_KNOWN)",
+     .opts = {OPT_TARGET,
+              {"--output", "-o", "FILE.seq", "where the pattern goes (standard output)"},
+              OPT_TIMEOUT,
+              {"--widen", NULL, NULL,
+               "the calls before the last, any values: set aside where the bug is armed"}},
+     .more = "INPUT is a minimized crash (seqfuzz triage's N-KIND.input). Each argument\n"
+             "is tried with other values: the pattern asks only for the values the crash\n"
+             "needs (a `# any:` line lists the others). A fuzzer run with\n"
+             "SEQFUZZ_KNOWN=DIR stops before the call that would complete a pattern of\n"
+             "DIR/*.seq, so a campaign stops spending its time on that bug\n"
+             "(seqfuzz fuzz widens the pattern of a bug whose variants keep coming back)\n"
+             "(docs/workflow.md, \"Known bugs\").\n"},
+    {.name = "report",
+     .fn = cmd_report,
+     .usage = "RUN_DIR [-o FILE.html]",
+     .help = "one self-contained HTML page of a run directory",
+     .opts = {{"--output", "-o", "FILE.html", "where the page goes (RUN_DIR/report.html)"}},
+     .more = "RUN_DIR is a run directory (docs/workflow.md): the page shows run.txt's facts,\n"
+             "edges, corpus size and executions/s over time from progress.tsv, each row of\n"
+             "findings.tsv with its minimized sequence, C reproducer and report, the last\n"
+             "statistics of stats.txt, and a link to coverage/index.html when there is one.\n"
+             "Missing files are said in their section; malformed rows are skipped.\n"},
+    {.name = "fuzz",
+     .fn = cmd_fuzz,
+     .usage = "TARGET [-o RUN_DIR] [--engine libfuzzer|afl] [--jobs N] [--seconds S] [--seed N]",
+     .help = "a campaign on a target directory: build, fuzz, triage, summarize",
+     .opts = {{"--output", "-o", "RUN_DIR", "the run directory (NAME-run-DATE-TIME here)"},
+              {"--engine", NULL, "ENGINE", "libfuzzer (default) or afl (AFL++; needs a build.sh)"},
+              {"--jobs", "-j", "N", "parallel fuzzing processes (1)"},
+              {"--seconds", NULL, "S", "time limit (0, the default: until Ctrl-C)"},
+              {"--seed", NULL, "N", "the engines' random seed (theirs by default)"}},
+     .more = "TARGET is a target directory (docs/workflow.md): one NAME.api, and a build.sh\n"
+             "(OSS-Fuzz style) or the grammar's `library` lines (.a or .so built with the\n"
+             "sanitizers and -fsanitize=fuzzer-no-link) and `header` lines. The fuzzer is\n"
+             "built by scripts/build-target-dir.sh into TARGET/.seqfuzz/ENGINE/ and reused\n"
+             "while the .api, build.sh, libraries, headers, seeds and dictionary are older\n"
+             "(SEQFUZZ_ROOT names the seqfuzz tree; default: the one seqfuzz was built from).\n"
+             "libFuzzer runs with -fork=N -ignore_crashes=1, so a crash does not end the\n"
+             "campaign; AFL++ as one -M and N-1 -S instances with the seqfuzz mutator.\n"
+             "Known bugs are set aside (SEQFUZZ_KNOWN=RUN_DIR/known): the patterns of\n"
+             "TARGET/known-bugs/*.seq from the start, and each crash found is triaged in the\n"
+             "background and its pattern added (seqfuzz known; learn.log), so the campaign\n"
+             "stops spending its time on it and goes on to others (docs/workflow.md).\n"
+             "A progress line goes to stderr: rewritten on a terminal, every 10 s otherwise.\n"
+             "At the time limit or on Ctrl-C (the engine is asked to stop, killed after 5 s)\n"
+             "the crashes are triaged (seqfuzz triage) and a summary printed: per unique\n"
+             "finding its verdict, signature, minimized sequence and C reproducer.\n"
+             "RUN_DIR gets run.txt, progress.tsv, stats.txt, summary.txt, corpus/, crashes/,\n"
+             "findings/, findings.tsv and known/ (docs/workflow.md), and build.log, engine.log\n"
+             "(or afl-NAME.log), triage.log, learn.log, stats/. Used again, its corpus and\n"
+             "crashes go on.\n"
+             "exit status: 0 the campaign ran (findings or not), 1 an error (no or several\n"
+             ".api files, a failed build, an engine that failed), 2 a usage error.\n"},
+    {.name = "init",
+     .fn = cmd_init,
+     .usage = "HEADER... [--lib LIB] [-o FILE.api] [-I DIR] [-D NAME[=VALUE]] [--probe]",
+     .help = "draft a grammar from C headers (libclang); every guess is marked",
+     .opts = {{"--lib", "-l", "LIB", "the library: its `library` line and the API's name"},
+              {"--output", "-o", "FILE.api", "where the draft goes (standard output)"},
+              {"--include", "-I", "DIR", "an include directory for parsing (repeatable)"},
+              {"--define", "-D", "NAME[=V]", "a macro for parsing (repeatable)"},
+              {"--probe", NULL, NULL, "call each function on trivial arguments (needs --lib)"}},
+     .more = "The draft maps each function of the headers to the grammar (docs/grammar.md):\n"
+             "handle types, constructors and destructors, buffer/length pairs, out\n"
+             "parameters, error conventions, enums and #define constants, string constants\n"
+             "as `dict`. Each guess has a `# guess:` comment to confirm; a function the\n"
+             "grammar cannot express (a function pointer, varargs, a struct by value) is\n"
+             "commented out with the reason. The draft passes `seqfuzz check`.\n"
+             "With --probe (LIB a shared library) each function is called once through\n"
+             "seqfuzz's executor on trivial arguments (0, \"\", empty buffers, handles from\n"
+             "a constructor), then with NULL in each string and handle, each call in a\n"
+             "child process; a crash adds a `# probe:` comment with the precondition to\n"
+             "consider.\n"},
     {.name = "signature",
      .fn = cmd_signature,
      .usage = "REPORT",
@@ -104,6 +181,19 @@ static const cli_command commands[] = {
      .usage = "API -o FILE.c",
      .help = "generate the C file a fuzzer embeds (build step)",
      .opts = {{"--output", "-o", "FILE.c", "the C file to write (required)"}}},
+    {.name = "oss-fuzz",
+     .fn = cmd_ossfuzz,
+     .usage = "TARGET -o DIR [--name NAME] [--language c]",
+     .help = "an OSS-Fuzz project and a ClusterFuzzLite configuration for a target directory",
+     .opts = {{"--output", "-o", "DIR", "where the files go (made with its parents; required)"},
+              {"--name", NULL, "NAME", "the OSS-Fuzz project name (the API's name)"},
+              {"--language", NULL, "LANG", "project.yaml's language: c (default) or c++"}},
+     .more = "TARGET is a target directory (docs/workflow.md): one NAME.api, and a build.sh\n"
+             "or the libraries its `library` lines name. DIR gets project.yaml, Dockerfile,\n"
+             "build.sh and README.md (OSS-Fuzz), .clusterfuzzlite/ and\n"
+             ".github/workflows/cflite_batch.yml (ClusterFuzzLite), and a copy of TARGET\n"
+             "(seqfuzz-target/) for the images. The fuzzer is NAME_seqfuzz. Placeholders\n"
+             "to replace say EDIT-ME (docs/oss-fuzz.md).\n"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof *commands)
@@ -137,7 +227,7 @@ static void command_help(const cli_command *c, FILE *out) {
   for (const cli_opt *o = c->opts; o < c->opts + MAX_OPTS && o->name; o++) {
     char names[64];
     snprintf(names, sizeof names, "%s%s%s %s", o->alias ? o->alias : "", o->alias ? ", " : "",
-             o->name, o->value);
+             o->name, o->value ? o->value : "");
     fprintf(out, "  %-24s %s\n", names, o->help);
   }
   fprintf(out, "  %-24s %s\n\n", "-h, --help", "print this help");
@@ -179,6 +269,7 @@ static int dispatch(const cli_command *c, int argc, char **argv) {
     }
     const cli_opt *o = find_option(c, a);
     if (!o) return cli_usage_error(c->name, "unknown option '%s'", a);
+    if (!o->value) continue; /* a flag */
     if (i + 1 == argc) return cli_usage_error(c->name, "option %s needs a value (%s)", a, o->value);
     i++; /* its value, whatever it looks like (a negative number, say) */
   }

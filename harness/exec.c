@@ -11,6 +11,7 @@
 
 #include "../base/sf_hash.h"
 #include "exec_internal.h"
+#include "known.h"
 
 /* A block of exactly n bytes. */
 static void *block_get(sf_exec *x, size_t n) {
@@ -97,6 +98,8 @@ const char *sf_run_status_name(sf_run_status st) {
     return "invalid";
   case SF_RUN_OOM:
     return "out-of-memory";
+  case SF_RUN_KNOWN:
+    return "known-bug";
   }
   return "?";
 }
@@ -295,6 +298,10 @@ static void mock_entry(ffi_cif *cif, void *ret, void **args, void *user) {
 
 void sf_exec_on_mock_answer(sf_exec *x, void (*fn)(uint64_t answer)) {
   x->on_mock_answer = fn;
+}
+
+void sf_exec_set_known(sf_exec *x, const sf_known *known) {
+  x->known = known;
 }
 
 /* A mock for callback type cb answering from script[0..len-1] (kept until
@@ -1117,6 +1124,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
       if (stop) break;
     }
     if (!stop && f->nrequires && !sf_oracle_requires_hold(x, s, ci)) stop = SF_RUN_PRECONDITION;
+    if (!stop && x->known && sf_known_stops(x->known, s, ci)) stop = SF_RUN_KNOWN;
     if (stop) {
       r.status = stop;
       r.stop_call = ci;

@@ -54,6 +54,7 @@ typedef enum sf_run_status {
   SF_RUN_PRECONDITION, /* a `requires` was false (or unknown): call not made */
   SF_RUN_INVALID,      /* the sequence is not valid (sf_seq_validate) */
   SF_RUN_OOM,
+  SF_RUN_KNOWN, /* the call would complete a known bug (harness/known.h): not made */
 } sf_run_status;
 
 const char *sf_run_status_name(sf_run_status st);
@@ -138,6 +139,12 @@ void sf_exec_on_violation(sf_exec *x, sf_violation_fn fn, void *ctx);
  * and its out numbers) as the mock gives it: comparison tracing watches it
  * (sf_cmp_trace_watch_answer). */
 void sf_exec_on_mock_answer(sf_exec *x, void (*fn)(uint64_t answer));
+
+/* Known bugs to set aside (harness/known.h; NULL: none; x does not own
+ * it): a run stops with SF_RUN_KNOWN before the call that would complete
+ * one. */
+struct sf_known;
+void sf_exec_set_known(sf_exec *x, const struct sf_known *known);
 
 /* Differential mode: every run of s on x is followed by a run on twin (the
  * second implementation, built by sf_exec_new with its symbols, api->diff),

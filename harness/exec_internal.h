@@ -83,8 +83,9 @@ struct sf_exec {
   void *(**vt_make)(void *const *fns);
   uint32_t mock_calls; /* calls of any mock, for sf_call_outcome */
   void (*on_mock_answer)(uint64_t answer);
-  ffi_cif *cb_cif;        /* per callback type */
-  ffi_type **cb_argtypes; /* per callback type, 64 slots */
+  const struct sf_known *known; /* sf_exec_set_known */
+  ffi_cif *cb_cif;              /* per callback type */
+  ffi_type **cb_argtypes;       /* per callback type, 64 slots */
   sf_mock **mocks;
   uint32_t nmocks, mockcap; /* used in this run; made so far */
   /* `state`s: nstates per value id, 0 when the value is made. */

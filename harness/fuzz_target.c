@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@
 #include "feedback.h"
 #include "mutator/mutate.h"
 #include "options.h"
+#include "known.h"
 #include "run_server.h"
 #include "solver/budget.h"
 #include "solver/remote.h"
@@ -47,6 +49,11 @@ static struct {
   sf_channel *channel; /* AFL++ mode */
   sf_feedback local;   /* libFuzzer mode */
   uint64_t execs, illegal, foreign;
+  uint64_t known_hits; /* runs stopped before a known bug (harness/known.h) */
+  sf_known *known;     /* SEQFUZZ_KNOWN's patterns, or NULL */
+  const char *known_dir;
+  struct timespec known_mtime; /* the directory's, when loaded */
+  time_t known_checked;
   time_t last_stats;
   /* The solver runs in a server process, this binary started again
    * (solver/remote.h), from the first corpus entry on. */
@@ -160,6 +167,39 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   if (solver_client()) sf_solver_client_observe(G.remote, data, size);
 }
 
+static void write_stats_file(void);
+
+/* (Re)load SEQFUZZ_KNOWN's patterns: at the start, and whenever the
+ * directory changes (`seqfuzz fuzz` adds the bugs it triages while the
+ * campaign goes on). A pattern that does not parse is told and skipped; -1
+ * with a message when the directory cannot be read. */
+static int load_known(void) {
+  struct stat st;
+  if (stat(G.known_dir, &st) == 0) G.known_mtime = st.st_mtim;
+  char err[2048] = "";
+  sf_known *k = sf_known_load(G.api, G.known_dir, err, sizeof err);
+  if (!k) {
+    fprintf(stderr, "seqfuzz: SEQFUZZ_KNOWN: %s\n", err);
+    return -1;
+  }
+  if (err[0]) fprintf(stderr, "seqfuzz: SEQFUZZ_KNOWN: %s (the file is skipped)\n", err);
+  sf_exec_set_known(G.exec, k);
+  sf_known_free(G.known);
+  G.known = k;
+  fprintf(stderr, "seqfuzz: %u known bug(s) set aside (%s)\n", sf_known_count(k), G.known_dir);
+  return 0;
+}
+
+/* Called now and then while fuzzing: has the directory changed? */
+static void reload_known(void) {
+  struct stat st;
+  if (!G.known_dir || stat(G.known_dir, &st) != 0) return;
+  if (st.st_mtim.tv_sec == G.known_mtime.tv_sec && st.st_mtim.tv_nsec == G.known_mtime.tv_nsec)
+    return;
+  load_known();
+  G.known_mtime = st.st_mtim; /* not again until it changes again */
+}
+
 static void init_once(void) {
   if (G.api) return;
   char err[2048];
@@ -177,6 +217,13 @@ static void init_once(void) {
   sf_options_from_env(&G.opt);
   sf_exec_generic_checks(G.exec, G.opt.generic != 0);
   sf_exec_on_mock_answer(G.exec, sf_cmp_trace_watch_answer);
+  /* Known bugs are set aside while fuzzing, and in replays; not in the
+   * run server, whose tools (triage, min) must see every crash. */
+  const char *known = getenv("SEQFUZZ_KNOWN");
+  if (known && *known && !getenv(SF_RUN_SERVE_ENV)) {
+    G.known_dir = known;
+    if (load_known() != 0) exit(1);
+  }
   /* A traced run (triage's) also shows the state each call saw. */
   if (getenv(SF_TRACE_ENV)) sf_exec_trace_state(G.exec, true);
   if (G.api->diff && G.opt.diff) {
@@ -217,17 +264,19 @@ static void init_once(void) {
   sf_mutator_set_runner(G.mut, probe_run, NULL);
   sf_mutator_set_byte_mutator(G.mut, LLVMFuzzerMutate);
   G.last_stats = time(NULL);
+  if (getenv("SEQFUZZ_STATS_DIR")) atexit(write_stats_file);
   if (getenv("SEQFUZZ_HELP")) {
     fprintf(stderr, "seqfuzz options (environment):\n");
     sf_options_print(&G.opt, stderr);
   }
 }
 
-static void print_stats(void) {
+/* The statistics lines, on out. */
+static void print_stats(FILE *out) {
   sf_mutator_stats s;
   sf_mutator_get_stats(G.mut, &s);
   double cand = s.candidates ? (double)s.candidates : 1;
-  fprintf(stderr,
+  fprintf(out,
           "seqfuzz: execs %llu (illegal %.1f%%, foreign %.1f%%) | mutations %llu: pruned illegal "
           "%.1f%%, equivalent %.1f%% | pool %llu, states %llu, probes %llu, answer trials %llu, "
           "edges %u | mean length %.1f\n",
@@ -247,10 +296,13 @@ static void print_stats(void) {
   for (int k = 1; k < SF_MUT_COUNT && n > 0 && (size_t)n < sizeof line; k++)
     n += snprintf(line + n, sizeof line - (size_t)n, " %s %llu/%llu", names[k],
                   (unsigned long long)s.found[k], (unsigned long long)s.tried[k]);
-  fprintf(stderr, "%s\n", line);
+  fprintf(out, "%s\n", line);
+  if (G.known_hits)
+    fprintf(out, "seqfuzz: known bugs set aside: %llu runs stopped before one\n",
+            (unsigned long long)G.known_hits);
   if (!G.remote) return;
   const sf_solver_stats v = G.solver_stats; /* as of the last step */
-  fprintf(stderr,
+  fprintf(out,
           "seqfuzz: solver: %.1f%% of the time | sites %llu, frontiers %llu | attempts %llu: "
           "no influence %llu, unfit %llu | queries %llu: sat %llu, unsat %llu, timeout %llu | "
           "flips %llu, kept by the engine %llu | crashes %llu\n",
@@ -260,6 +312,34 @@ static void print_stats(void) {
           (unsigned long long)v.queries, (unsigned long long)v.sat, (unsigned long long)v.unsat,
           (unsigned long long)v.timeouts, (unsigned long long)v.flips,
           (unsigned long long)v.confirmed, (unsigned long long)v.crashes);
+}
+
+/* SEQFUZZ_STATS_DIR: this process's statistics in DIR/stats-PID.txt, a
+ * machine-readable line first (docs/workflow.md), rewritten at each tick
+ * and at exit: `seqfuzz fuzz` sums them over its jobs, whose output the
+ * engine's fork mode keeps to itself. */
+static void write_stats_file(void) {
+  const char *dir = getenv("SEQFUZZ_STATS_DIR");
+  if (!dir || !G.mut) return;
+  char path[4096], tmp[4200];
+  if ((size_t)snprintf(path, sizeof path, "%s/stats-%ld.txt", dir, (long)getpid()) >= sizeof path)
+    return;
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return;
+  sf_mutator_stats s;
+  sf_mutator_get_stats(G.mut, &s);
+  double cand = s.candidates ? (double)s.candidates : 1;
+  fprintf(f,
+          "execs=%llu illegal=%llu known=%llu mutations=%llu pruned_illegal_pct=%.1f "
+          "pruned_equiv_pct=%.1f pool=%llu edges=%u solver_attempts=%llu solver_flips=%llu\n",
+          (unsigned long long)G.execs, (unsigned long long)G.illegal,
+          (unsigned long long)G.known_hits, (unsigned long long)s.mutations,
+          100.0 * (double)s.pruned_illegal / cand, 100.0 * (double)s.pruned_equiv / cand,
+          (unsigned long long)s.pool_size, sf_edges_seen(),
+          (unsigned long long)G.solver_stats.attempts, (unsigned long long)G.solver_stats.flips);
+  print_stats(f);
+  if (fclose(f) == 0) rename(tmp, path); /* readers never see half a file */
 }
 
 /* The solver stage, within its time budget (solver/budget.h). */
@@ -378,9 +458,14 @@ static int trace_run(const sf_seq *seq, uint64_t hash) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   init_once();
   G.execs++;
+  if (G.known_dir && (G.execs & 1023) == 0 && time(NULL) - G.known_checked >= 2) {
+    G.known_checked = time(NULL);
+    reload_known();
+  }
   if (G.opt.stats && (G.execs & 1023) == 0 && time(NULL) - G.last_stats >= G.opt.stats) {
     G.last_stats = time(NULL);
-    print_stats();
+    print_stats(stderr);
+    write_stats_file();
   }
   uint64_t hash = sf_feedback_input_hash(data, size);
   const sf_seq *seq = sf_mutator_last_output(G.mut, hash); /* usually: no need to decode */
@@ -418,6 +503,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (legal) return 0;
   G.illegal++;
+  if ((G.channel ? sf_channel_record(G.channel)->status : G.local.status) == SF_RUN_KNOWN)
+    G.known_hits++;
   return G.opt.legality ? REJECT : 0;
 }
 

@@ -7,7 +7,10 @@
 # Runs every input of the corpus directories once through the coverage build
 # of LIB's fuzzer (scripts/build-target.sh LIB coverage, built if missing) and
 # writes DIR/summary.txt (per file and total) and DIR/html/index.html. The
-# harnesses, seqfuzz's glue headers and system headers are not counted. The
+# harnesses, seqfuzz's glue headers and system headers are not counted. LIB
+# may be a target directory (docs/workflow.md; a path with a /, built into
+# LIB/.seqfuzz/coverage by its build.sh): its headers (the glue) do not count
+# either. The
 # last line printed is machine-readable:
 #   COVERAGE <lines covered> <lines> <branches covered> <branches>
 set -euo pipefail
@@ -26,10 +29,18 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#corpora[@]} -ge 1 ] || usage
-bindir="$root/build/targets/$lib/coverage"
+arg=$lib base="$root/build/targets/$lib" notlib="|^$root/seeds/"
+if [[ "$lib" == */* || ! -x "$root/seeds/$lib/build.sh" ]] && [ -d "$lib" ]; then
+  dir=$(cd "$lib" && pwd) base="$(cd "$lib" && pwd)/.seqfuzz" arg=$(cd "$lib" && pwd)
+  lib=$(basename "$("$root/scripts/build-target-dir.sh" "$dir" "$base/coverage" coverage | tail -n1)" _seqfuzz)
+  # The target directory's headers (its glue) and build outputs are not the
+  # library; its C files may be (a library kept beside its grammar).
+  notlib="|^$(echo "$dir" | sed 's/[.[\*^$()+?{|]/\\&/g')/(\.seqfuzz/|(.*/)?[^/]*\.h\$)"
+fi
+bindir="$base/coverage"
 bin="$bindir/${lib}_$fuzzer"
-[ -x "$bin" ] || "$root/scripts/build-target.sh" "$lib" coverage >&2
-[ -n "$out" ] || out="$root/build/targets/$lib/report-$fuzzer"
+[ -x "$bin" ] || "$root/scripts/build-target.sh" "$arg" coverage >&2
+[ -n "$out" ] || out="$base/report-$fuzzer"
 rm -rf "$out"
 mkdir -p "$out/profiles"
 
@@ -45,7 +56,7 @@ fi
 llvm-profdata-14 merge -sparse "$out"/profiles/*.profraw -o "$out/merged.profdata"
 
 # Not the library: harness sources, seqfuzz's embedded table and glue, /usr.
-ignore="^/usr/|/embedded\.c$|^$root/seeds/"
+ignore="^/usr/|/embedded\.c\$$notlib"
 if [ -f "$bindir/harness-sources.txt" ]; then
   while read -r f; do ignore="$ignore|^$(realpath "$f" | sed 's/[.[\*^$()+?{|]/\\&/g')\$"; done \
     <"$bindir/harness-sources.txt"

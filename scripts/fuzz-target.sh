@@ -5,9 +5,12 @@
 #   scripts/fuzz-target.sh LIB SECONDS [--engine libfuzzer|afl] [--fuzzer seqfuzz|own]
 #                          [--corpus DIR] [--seed N] [--coverage]
 #
+# LIB is a name under seeds/ or a target directory (docs/workflow.md; a path
+# with a /), whose builds go to LIB/.seqfuzz/ENGINE.
 # Builds the target if needed (scripts/build-target.sh). The corpus starts
 # from the target's seed corpus and grows in DIR (default
-# build/targets/LIB/corpus-FUZZER-ENGINE); crashes go to DIR/../crashes-*/.
+# build/targets/LIB/corpus-FUZZER-ENGINE, LIB/.seqfuzz/corpus-* for a
+# directory); crashes go to DIR/../crashes-*/.
 # --coverage writes a coverage report of the corpus at the end
 # (scripts/coverage-target.sh).
 set -euo pipefail
@@ -31,10 +34,16 @@ while [ $# -gt 0 ]; do
   *) usage ;;
   esac
 done
-bindir="$root/build/targets/$lib/$engine"
+arg=$lib base="$root/build/targets/$lib"
+if [[ "$lib" == */* || ! -x "$root/seeds/$lib/build.sh" ]] && [ -d "$lib" ]; then
+  # A target directory: built (or found up to date) first, for the fuzzer's name.
+  arg=$(cd "$lib" && pwd) base="$(cd "$lib" && pwd)/.seqfuzz"
+  lib=$(basename "$("$root/scripts/build-target-dir.sh" "$arg" "$base/$engine" "$engine" | tail -n1)" _seqfuzz)
+fi
+bindir="$base/$engine"
 bin="$bindir/${lib}_$fuzzer"
-[ -x "$bin" ] || "$root/scripts/build-target.sh" "$lib" "$engine"
-[ -n "$corpus" ] || corpus="$root/build/targets/$lib/corpus-$fuzzer-$engine"
+[ -x "$bin" ] || "$root/scripts/build-target.sh" "$arg" "$engine"
+[ -n "$corpus" ] || corpus="$base/corpus-$fuzzer-$engine"
 crashes="$(dirname "$corpus")/crashes-$(basename "$corpus")"
 mkdir -p "$corpus" "$crashes"
 if [ -z "$(ls -A "$corpus")" ] && [ -f "$bindir/${lib}_${fuzzer}_seed_corpus.zip" ]; then
@@ -55,7 +64,7 @@ afl)
   env=(AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1)
   if [ "$fuzzer" = seqfuzz ]; then
     env+=(AFL_CUSTOM_MUTATOR_LIBRARY="$root/build/targets/tools/libseqfuzz-afl.so"
-      AFL_CUSTOM_MUTATOR_ONLY=1 SEQFUZZ_API="$bindir/${lib}_seqfuzz.api")
+      AFL_CUSTOM_MUTATOR_ONLY=1 SEQFUZZ_API="$bin.api")
   fi
   [ -t 1 ] || env+=(AFL_NO_UI=1)
   input="$corpus"
@@ -71,6 +80,6 @@ n=$(find "$crashes" -type f | wc -l)
 echo "corpus: $(find "$corpus" -type f | wc -l) inputs in $corpus; crashes: $n in $crashes" >&2
 if [ "$n" -gt 0 ] && [ "$fuzzer" = seqfuzz ]; then
   echo "triage them: build/targets/tools/seqfuzz triage $bindir/${lib}_seqfuzz.api $crashes" \
-    "--target $root/build/targets/$lib/libfuzzer/${lib}_seqfuzz" >&2
+    "--target $base/libfuzzer/${lib}_seqfuzz" >&2
 fi
-[ "$coverage" = 0 ] || "$root/scripts/coverage-target.sh" "$lib" --fuzzer "$fuzzer" "$corpus"
+[ "$coverage" = 0 ] || "$root/scripts/coverage-target.sh" "$arg" --fuzzer "$fuzzer" "$corpus"

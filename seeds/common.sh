@@ -17,6 +17,8 @@
 #                              PKG (cached); prints the source directory
 #   seqfuzz_fuzzer NAME API INCDIRS LIBS...
 #                              embed API and link $OUT/NAME against LIBS
+#                              (and $SEQFUZZ_LDFLAGS: `seqfuzz oss-fuzz` sets an
+#                              rpath to the libraries it bundles in $OUT/lib)
 #   seqfuzz_seeds NAME API DIR [FILE...]
 #                              encode DIR/*.seq (and DIR/*.seq.in once per FILE)
 #                              into $OUT/NAME_seed_corpus.zip
@@ -26,7 +28,9 @@
 #                              coverage reports leave out)
 
 set -euo pipefail
-SEQFUZZ_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The physical path (-P): the CMake caches below record it, and a path
+# through a symlink ($SRC/seqfuzz in an emulated OSS-Fuzz build) may vanish.
+SEQFUZZ_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 : "${TARGET:?build.sh must set TARGET before sourcing common.sh}"
 : "${CC:=clang-14}" "${CXX:=clang++-14}"
 : "${CFLAGS:=-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link}"
@@ -37,7 +41,7 @@ SEQFUZZ_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 : "${SEQFUZZ_CACHE:=$SEQFUZZ_ROOT/build/targets/cache}"
 export CC CXX CFLAGS CXXFLAGS LIB_FUZZING_ENGINE OUT WORK
 mkdir -p "$OUT" "$WORK" "$SEQFUZZ_CACHE"
-NPROC=$(nproc)
+NPROC=${SEQFUZZ_JOBS:-$(nproc)} # parallel jobs of the seqfuzz builds (tests set 1)
 
 log() { echo "[$TARGET] $*" >&2; }
 
@@ -130,7 +134,7 @@ seqfuzz_fuzzer() {
   $CXX $CXXFLAGS "$obj/embedded.o" "${harness[@]}" "$@" \
     "$SEQFUZZ_RT/libseqfuzz_solver.a" "$SEQFUZZ_RT/libseqfuzz_mutator.a" \
     "$SEQFUZZ_RT/libseqfuzz_core.a" -Wl,-Bstatic -lffi -lxxhash -Wl,-Bdynamic -lz3 -ldl -lrt -lm \
-    "${wraps[@]}" $LIB_FUZZING_ENGINE -o "$OUT/$name"
+    "${wraps[@]}" $LIB_FUZZING_ENGINE ${SEQFUZZ_LDFLAGS:-} -o "$OUT/$name"
   cp "$api" "$OUT/$name.api"
   log "built $OUT/$name"
 }

@@ -154,10 +154,15 @@ if [ -x "$cfz" ]; then
     rc=$?
     ls "$work/tri/a/b" 2>/dev/null | sort >"$work/names"
     stem=$(sed -n 's/\.c$//p' "$work/names")
-    [ $rc = 0 ] && [ -n "$stem" ] && printf '%s\n' "$stem".{c,input,report.txt,seq} | diff -q - "$work/names" >/dev/null &&
+    [ $rc = 0 ] && [ -n "$stem" ] && printf '%s\n' "$stem".{c,input,report.txt,seq} findings.tsv |
+      diff -q - "$work/names" >/dev/null &&
       pass triage-mkdir || { fail "triage-mkdir: exit $rc, files:"; cat "$work/names" "$work/out"; }
-    if [ -s "$work/names" ] && ! grep -qvE '^1-ubsan-([A-Za-z0-9._]+-)*[A-Za-z0-9_]+\.(c|input|report\.txt|seq)$' "$work/names"
+    if [ -s "$work/names" ] &&
+      ! grep -v '^findings.tsv$' "$work/names" | grep -qvE '^1-ubsan-([A-Za-z0-9._]+-)*[A-Za-z0-9_]+\.(c|input|report\.txt|seq)$'
     then pass triage-names; else fail triage-names; cat "$work/names"; fi
+    # findings.tsv: a row per group (docs/workflow.md).
+    if [ "$(sed -n 2p "$work/tri/a/b/findings.tsv" | cut -f1-4)" = "$(printf '1\t%s\tbug\t1' "${stem#1-}")" ]
+    then pass triage-findings-tsv; else fail triage-findings-tsv; cat "$work/tri/a/b/findings.tsv"; fi
     # A directory that cannot be made: one error, exit 1.
     touch "$work/afile"
     expect triage-mkdir-fails 1 "afile/b: cannot create directory" -- "$sf" triage "$capi" "$work/crashes" \

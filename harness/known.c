@@ -1,0 +1,481 @@
+#include "known.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/sf_buf.h"
+
+/* What an argument of a pattern must be in a run. */
+enum {
+  RULE_EQUAL = 0,
+  RULE_ANY = 1,
+  RULE_MIN_LEN = 2, /* bytes of any content, at least care[] long */
+  RULE_LEN = 3,     /* bytes of any content, care[] long */
+  RULE_GROUP = 4    /* + the group's canonical arg index */
+};
+
+typedef struct pattern {
+  sf_seq seq;
+  uint32_t *rule; /* per argument of seq (index into seq.args) */
+  uint64_t *care; /* per argument: the bits that must be equal (flags: `~MASK` frees some) */
+  uint32_t *root; /* per value: the value it derives from (roots, below) */
+  /* `# order:` lines: other orders of the calls before the last one (each
+   * ncalls - 1 call indexes) that crash the same way. */
+  uint32_t *orders, norders;
+  /* `# last:` functions that may end the pattern instead of its last call
+   * (on the same handle, any other arguments). */
+  uint32_t *last, nlast;
+} pattern;
+
+struct sf_known {
+  const sf_api *api;
+  pattern *p;
+  uint32_t n;
+  bool *ends; /* per function: some pattern ends with a call of it */
+  /* Matching scratch, sized for the largest pattern. */
+  uint32_t *vmap;  /* pattern root value -> run root value, UINT32_MAX: unset */
+  uint32_t *rroot; /* the run's roots */
+  uint32_t nrroot;
+  const sf_arg **group;  /* canonical arg index -> the run argument its group took */
+  uint32_t *trail;       /* vmap (< nvals) and group (>= nvals) entries set, for undo */
+  uint32_t nvals, nargs; /* scratch sizes */
+  const sf_seq *run;
+  uint32_t steps;
+  const uint32_t *order; /* the order being matched (NULL: the pattern's own) */
+};
+
+#define MAX_STEPS 100000 /* a bound on backtracking per check */
+
+sf_known *sf_known_new(const sf_api *api) {
+  sf_known *k = calloc(1, sizeof *k);
+  if (!k) return NULL;
+  k->api = api;
+  k->ends = calloc(api->nfuncs ? api->nfuncs : 1, sizeof *k->ends);
+  if (!k->ends) {
+    free(k);
+    return NULL;
+  }
+  return k;
+}
+
+void sf_known_free(sf_known *k) {
+  if (!k) return;
+  for (uint32_t i = 0; i < k->n; i++) {
+    sf_seq_free(&k->p[i].seq);
+    free(k->p[i].rule);
+    free(k->p[i].care);
+    free(k->p[i].orders);
+    free(k->p[i].last);
+    free(k->p[i].root);
+  }
+  free(k->p);
+  free(k->ends);
+  free(k->vmap);
+  free(k->rroot);
+  free(k->group);
+  free(k->trail);
+  free(k);
+}
+
+uint32_t sf_known_count(const sf_known *k) {
+  return k ? k->n : 0;
+}
+
+/* Index into s->args of argument `arg` (from 1) of call `call` (from 1),
+ * or UINT32_MAX. */
+static uint32_t arg_index(const sf_seq *s, unsigned call, unsigned arg) {
+  if (call < 1 || call > s->ncalls || arg < 1 || arg > sf_seq_func(s, call - 1)->nparams)
+    return UINT32_MAX;
+  return s->calls[call - 1].arg0 + arg - 1;
+}
+
+/* An `# order:` line (from s to e): a permutation of the calls before the
+ * last, from 1. */
+static int parse_order(pattern *p, const char *s, const char *e, const char *path, unsigned line,
+                       char *err, size_t errlen) {
+  uint32_t n = p->seq.ncalls - 1, got = 0, seen = 0;
+  uint32_t *o = realloc(p->orders, (p->norders + 1) * (n ? n : 1) * sizeof *o);
+  if (!o) return snprintf(err, errlen, "out of memory"), -1;
+  p->orders = o;
+  o += p->norders * n;
+  while (s < e) {
+    char *end;
+    unsigned long c = strtoul(s, &end, 10);
+    if (end == s) break;
+    if (c < 1 || c > n || got == n || (seen & (1u << (c - 1)))) goto bad;
+    seen |= 1u << (c - 1);
+    o[got++] = (uint32_t)c - 1;
+    s = end;
+  }
+  while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
+    s++;
+  if (got != n || s != e || n > 31) goto bad;
+  p->norders++;
+  return 0;
+bad:
+  snprintf(err, errlen, "%s:%u: `# order:` takes each of the calls 1..%u once", path, line, n);
+  return -1;
+}
+
+/* A `# last:` line (from s to e): names of functions. */
+static int parse_last(pattern *p, const char *s, const char *e, const char *path, unsigned line,
+                      char *err, size_t errlen) {
+  const sf_api *api = p->seq.api;
+  while (s < e) {
+    while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
+      s++;
+    const char *w = s;
+    while (s < e && *s != ' ' && *s != '\t' && *s != '\r')
+      s++;
+    if (w == s) break;
+    uint32_t fi = 0;
+    while (fi < api->nfuncs && (strlen(api->funcs[fi].name) != (size_t)(s - w) ||
+                                strncmp(api->funcs[fi].name, w, (size_t)(s - w))))
+      fi++;
+    if (fi == api->nfuncs) {
+      snprintf(err, errlen, "%s:%u: `# last:` names no function '%.*s' of the API", path, line,
+               (int)(s - w), w);
+      return -1;
+    }
+    uint32_t *l = realloc(p->last, (p->nlast + 1) * sizeof *l);
+    if (!l) return snprintf(err, errlen, "out of memory"), -1;
+    p->last = l;
+    p->last[p->nlast++] = fi;
+  }
+  return 0;
+}
+
+/* The `# any:` lines of text into rule[]. -1 with err set on a bad token. */
+static int parse_rules(pattern *p, const char *text, size_t len, const char *path, char *err,
+                       size_t errlen) {
+  unsigned line = 1;
+  for (const char *l = text, *end = text + len; l < end; line++) {
+    const char *nl = memchr(l, '\n', (size_t)(end - l));
+    const char *le = nl ? nl : end;
+    if (le - l > 8 && strncmp(l, "# order:", 8) == 0 &&
+        parse_order(p, l + 8, le, path, line, err, errlen))
+      return -1;
+    if (le - l > 7 && strncmp(l, "# last:", 7) == 0 &&
+        parse_last(p, l + 7, le, path, line, err, errlen))
+      return -1;
+    if (le - l > 6 && strncmp(l, "# any:", 6) == 0) {
+      char buf[4096];
+      size_t n = (size_t)(le - l - 6) < sizeof buf - 1 ? (size_t)(le - l - 6) : sizeof buf - 1;
+      memcpy(buf, l + 6, n);
+      buf[n] = 0;
+      for (char *save, *tok = strtok_r(buf, " \t\r", &save); tok;
+           tok = strtok_r(NULL, " \t\r", &save)) {
+        unsigned c1, a1, c2, a2;
+        unsigned long long mask;
+        int used = 0;
+        if ((sscanf(tok, "%u.%u>=%llu%n", &c1, &a1, &mask, &used) == 3 ||
+             sscanf(tok, "%u.%u#%llu%n", &c1, &a1, &mask, &used) == 3) &&
+            !tok[used]) {
+          uint32_t x = arg_index(&p->seq, c1, a1);
+          if (x == UINT32_MAX) goto bad;
+          p->rule[x] = strchr(tok, '#') ? RULE_LEN : RULE_MIN_LEN;
+          p->care[x] = mask;
+        } else if (sscanf(tok, "%u.%u~%llx%n", &c1, &a1, &mask, &used) == 3 && !tok[used]) {
+          uint32_t x = arg_index(&p->seq, c1, a1);
+          if (x == UINT32_MAX) goto bad;
+          p->care[x] &= ~(uint64_t)mask;
+        } else if (sscanf(tok, "%u.%u=%u.%u%n", &c1, &a1, &c2, &a2, &used) == 4 && !tok[used]) {
+          uint32_t x = arg_index(&p->seq, c1, a1), y = arg_index(&p->seq, c2, a2);
+          if (x == UINT32_MAX || y == UINT32_MAX) goto bad;
+          p->rule[x] = p->rule[y] = RULE_GROUP + y;
+        } else if (sscanf(tok, "%u.%u%n", &c1, &a1, &used) == 2 && !tok[used]) {
+          uint32_t x = arg_index(&p->seq, c1, a1);
+          if (x == UINT32_MAX) goto bad;
+          if (p->rule[x] == RULE_EQUAL) p->rule[x] = RULE_ANY;
+        } else {
+        bad:
+          snprintf(err, errlen,
+                   "%s:%u: `# any:` takes CALL.ARG, CALL.ARG=CALL.ARG, CALL.ARG~HEXMASK, "
+                   "CALL.ARG>=LEN or CALL.ARG#LEN, not '%s'",
+                   path, line, tok);
+          return -1;
+        }
+      }
+    }
+    l = le + 1;
+  }
+  return 0;
+}
+
+static int grow_scratch(sf_known *k, uint32_t nvals, uint32_t nargs) {
+  if (nvals > k->nvals) {
+    uint32_t *v = realloc(k->vmap, nvals * sizeof *v);
+    if (!v) return -1;
+    k->vmap = v;
+    k->nvals = nvals;
+  }
+  if (nargs > k->nargs) {
+    const sf_arg **g = realloc(k->group, nargs * sizeof *g);
+    if (!g) return -1;
+    k->group = g;
+    k->nargs = nargs;
+  }
+  uint32_t *t = realloc(k->trail, (k->nvals + k->nargs + 1) * sizeof *t);
+  if (!t) return -1;
+  k->trail = t;
+  return 0;
+}
+
+/* Each value's root: a handle made from another (a snapshot, an iterator
+ * of a store: the call's first handle argument) has that one's root; a
+ * handle made from none is its own. Patterns match handles by root, so
+ * that a bug reached through a snapshot of the store is the bug the
+ * minimized pattern reaches through the store itself. */
+static void roots(const sf_seq *s, uint32_t *root) {
+  for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+    const sf_func *f = sf_seq_func(s, ci);
+    const sf_arg *a = sf_seq_args(s, ci);
+    uint32_t from = UINT32_MAX;
+    for (uint32_t i = 0; i < f->nparams && from == UINT32_MAX; i++)
+      if (f->params[i].kind == SF_HANDLE && !(f->params[i].flags & SF_P_OUT) &&
+          a[i].bits != SF_NULL_REF && a[i].bits < s->nvals)
+        from = root[a[i].bits];
+    uint32_t v1 = ci + 1 < s->ncalls ? s->calls[ci + 1].val0 : s->nvals;
+    for (uint32_t v = s->calls[ci].val0; v < v1; v++)
+      root[v] = from == UINT32_MAX ? v : from;
+  }
+}
+
+int sf_known_add_text(sf_known *k, const char *text, size_t len, const char *path, char *err,
+                      size_t errlen) {
+  pattern p = {0};
+  sf_seq_init(&p.seq, k->api);
+  if (sf_seq_parse_text(&p.seq, k->api, text, len, path, err, errlen)) goto fail;
+  if (p.seq.ncalls == 0) {
+    snprintf(err, errlen, "%s: no calls: not a known bug's sequence", path);
+    goto fail;
+  }
+  p.root = malloc((p.seq.nvals ? p.seq.nvals : 1) * sizeof *p.root);
+  if (p.root) roots(&p.seq, p.root);
+  p.rule = calloc(p.seq.nargs ? p.seq.nargs : 1, sizeof *p.rule);
+  p.care = malloc((p.seq.nargs ? p.seq.nargs : 1) * sizeof *p.care);
+  for (uint32_t a = 0; p.care && a < p.seq.nargs; a++)
+    p.care[a] = UINT64_MAX;
+  if (!p.rule || !p.care || !p.root) {
+    snprintf(err, errlen, "out of memory");
+    goto fail;
+  }
+  if (parse_rules(&p, text, len, path, err, errlen)) goto fail;
+  pattern *np = realloc(k->p, (k->n + 1) * sizeof *np);
+  if (!np || grow_scratch(k, p.seq.nvals + 1, p.seq.nargs + 1)) {
+    if (np) k->p = np;
+    snprintf(err, errlen, "out of memory");
+    goto fail;
+  }
+  k->p = np;
+  k->ends[p.seq.calls[p.seq.ncalls - 1].func] = true;
+  for (uint32_t i = 0; i < p.nlast; i++)
+    k->ends[p.last[i]] = true;
+  k->p[k->n++] = p;
+  return 0;
+fail:
+  sf_seq_free(&p.seq);
+  free(p.rule);
+  free(p.care);
+  free(p.orders);
+  free(p.last);
+  free(p.root);
+  return -1;
+}
+
+sf_known *sf_known_load(const sf_api *api, const char *dir, char *err, size_t errlen) {
+  if (errlen) err[0] = 0;
+  DIR *d = opendir(dir);
+  if (!d) {
+    snprintf(err, errlen, "%s: cannot open the directory of known bugs", dir);
+    return NULL;
+  }
+  sf_known *k = sf_known_new(api);
+  struct dirent *e;
+  while (k && (e = readdir(d))) {
+    size_t n = strlen(e->d_name);
+    if (e->d_name[0] == '.' || n < 5 || strcmp(e->d_name + n - 4, ".seq")) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    FILE *f = fopen(path, "rb");
+    sf_buf text = {0};
+    char chunk[4096];
+    size_t got;
+    while (f && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
+      if (sf_buf_append(&text, chunk, got)) break;
+    if (f) fclose(f);
+    /* A file that cannot be read or parsed is skipped (the first one is
+     * told): one bad pattern must not stop a campaign. */
+    char msg[1024] = "";
+    if (!f) snprintf(msg, sizeof msg, "%s: cannot read", path);
+    if (f && sf_known_add_text(k, (const char *)text.data, text.len, path, msg, sizeof msg) &&
+        !msg[0])
+      snprintf(msg, sizeof msg, "%s: out of memory", path);
+    if (msg[0] && !err[0]) snprintf(err, errlen, "%s", msg);
+    sf_buf_free(&text);
+  }
+  closedir(d);
+  if (!k) snprintf(err, errlen, "out of memory");
+  return k;
+}
+
+/* ---- matching ---- */
+
+static bool has_bytes(const sf_param *p) {
+  return p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY ||
+         (p->flags & (SF_P_CALLBACK | SF_P_VTABLE));
+}
+
+/* Argument a of sequence s and b of t, of parameter p: the same value (in
+ * the bits of care)? */
+static bool same_value(const sf_param *p, const sf_seq *s, const sf_arg *a, const sf_seq *t,
+                       const sf_arg *b, uint64_t care) {
+  if (has_bytes(p))
+    return a->bits == b->bits && a->len == b->len &&
+           (!a->len || memcmp(sf_seq_bytes(s, a), sf_seq_bytes(t, b), a->len) == 0);
+  if (p->kind == SF_F32 || p->kind == SF_F64) {
+    double x = sf_float_value(p->kind, a->bits), y = sf_float_value(p->kind, b->bits);
+    if (isnan(x) && isnan(y)) return true; /* one bug, whatever the payload */
+  }
+  return ((a->bits ^ b->bits) & care) == 0;
+}
+
+/* Map pattern value pv to run value rv (one to one), noting it on the
+ * trail; false if that contradicts the mapping so far. */
+static bool map_value(sf_known *k, const pattern *p, uint32_t *ntrail, uint32_t pv, uint32_t rv) {
+  if (k->vmap[pv] != UINT32_MAX) return k->vmap[pv] == rv;
+  for (uint32_t v = 0; v < p->seq.nvals; v++)
+    if (k->vmap[v] == rv) return false;
+  k->vmap[pv] = rv;
+  k->trail[(*ntrail)++] = pv;
+  return true;
+}
+
+/* Pattern call j against run call i: same function, arguments as the rules
+ * say, handles and results mapped. */
+static bool match_call(sf_known *k, const pattern *p, uint32_t j, uint32_t i, uint32_t *ntrail) {
+  const sf_seq *ps = &p->seq, *rs = k->run;
+  if (ps->calls[j].func != rs->calls[i].func) return false;
+  const sf_func *f = sf_seq_func(ps, j);
+  const sf_arg *pa = sf_seq_args(ps, j), *ra = sf_seq_args(rs, i);
+  for (uint32_t a = 0; a < f->nparams; a++) {
+    const sf_param *prm = &f->params[a];
+    if (prm->flags & (SF_P_OUT | SF_P_LENGTH | SF_P_CONST | SF_P_GIVEN)) continue;
+    if (prm->kind == SF_HANDLE) {
+      if (pa[a].bits == SF_NULL_REF || ra[a].bits == SF_NULL_REF) {
+        if (pa[a].bits != ra[a].bits) return false;
+      } else if (!map_value(k, p, ntrail, p->root[pa[a].bits], k->rroot[ra[a].bits])) {
+        return false;
+      }
+      continue;
+    }
+    uint32_t rule = p->rule[ps->calls[j].arg0 + a];
+    if (rule == RULE_ANY) continue;
+    if (rule == RULE_MIN_LEN || rule == RULE_LEN) {
+      uint64_t n = p->care[ps->calls[j].arg0 + a];
+      if (ra[a].bits == 1 || ra[a].len < n || (rule == RULE_LEN && ra[a].len != n)) return false;
+      continue;
+    }
+    if (rule == RULE_EQUAL) {
+      if (!same_value(prm, ps, &pa[a], rs, &ra[a], p->care[ps->calls[j].arg0 + a])) return false;
+      continue;
+    }
+    uint32_t g = rule - RULE_GROUP;
+    if (!k->group[g]) {
+      k->group[g] = &ra[a];
+      k->trail[(*ntrail)++] = k->nvals + g;
+    } else if (!same_value(prm, rs, k->group[g], rs, &ra[a], UINT64_MAX)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static void undo(sf_known *k, uint32_t *ntrail, uint32_t to) {
+  while (*ntrail > to) {
+    uint32_t e = k->trail[--*ntrail];
+    if (e < k->nvals)
+      k->vmap[e] = UINT32_MAX;
+    else
+      k->group[e - k->nvals] = NULL;
+  }
+}
+
+/* Run call i is one of the pattern's `# last:` functions, on the handle
+ * (by root) the pattern's last call takes first. */
+static bool match_last_alt(sf_known *k, const pattern *p, uint32_t i, uint32_t *ntrail) {
+  const sf_seq *ps = &p->seq, *rs = k->run;
+  uint32_t f = rs->calls[i].func, n;
+  for (n = 0; n < p->nlast && p->last[n] != f; n++) {
+  }
+  if (n == p->nlast) return false;
+  const sf_func *lf = sf_seq_func(ps, ps->ncalls - 1), *rf = sf_seq_func(rs, i);
+  const sf_arg *la = sf_seq_args(ps, ps->ncalls - 1), *ra = sf_seq_args(rs, i);
+  for (uint32_t a = 0; a < lf->nparams; a++) {
+    const sf_param *lp = &lf->params[a];
+    if (lp->kind != SF_HANDLE || (lp->flags & SF_P_OUT) || la[a].bits == SF_NULL_REF) continue;
+    for (uint32_t b = 0; b < rf->nparams; b++) {
+      const sf_param *rp = &rf->params[b];
+      if (rp->kind == SF_HANDLE && !(rp->flags & SF_P_OUT) && rp->type_index == lp->type_index &&
+          ra[b].bits != SF_NULL_REF)
+        return map_value(k, p, ntrail, p->root[la[a].bits], k->rroot[ra[b].bits]);
+    }
+    return false;
+  }
+  return false;
+}
+
+/* Pattern calls [j, m) (in k->order) onto run calls [from, ci], the last
+ * one onto ci. */
+static bool match_from(sf_known *k, const pattern *p, uint32_t j, uint32_t from, uint32_t ci,
+                       uint32_t *ntrail) {
+  uint32_t m = p->seq.ncalls;
+  bool last = j + 1 == m;
+  uint32_t pj = last || !k->order ? j : k->order[j];
+  uint32_t lo = last ? ci : from, hi = last ? ci : ci - (m - 1 - j);
+  for (uint32_t i = lo; i <= hi && i <= ci; i++) {
+    if (++k->steps > MAX_STEPS) return false;
+    uint32_t mark = *ntrail;
+    bool here = match_call(k, p, pj, i, ntrail);
+    if (!here && last) {
+      undo(k, ntrail, mark);
+      here = match_last_alt(k, p, i, ntrail);
+    }
+    if (here && (last || match_from(k, p, j + 1, i + 1, ci, ntrail))) return true;
+    undo(k, ntrail, mark);
+  }
+  return false;
+}
+
+bool sf_known_stops(const sf_known *kc, const sf_seq *s, uint32_t ci) {
+  if (!kc || !kc->n || !kc->ends[s->calls[ci].func]) return false;
+  sf_known *k = (sf_known *)kc; /* the scratch only: the patterns stay as they are */
+  k->run = s;
+  k->steps = 0;
+  if (s->nvals > k->nrroot) {
+    uint32_t *r = realloc(k->rroot, s->nvals * sizeof *r);
+    if (!r) return false;
+    k->rroot = r;
+    k->nrroot = s->nvals;
+  }
+  roots(s, k->rroot);
+  for (uint32_t pi = 0; pi < k->n; pi++) {
+    const pattern *p = &k->p[pi];
+    bool ends = p->seq.calls[p->seq.ncalls - 1].func == s->calls[ci].func;
+    for (uint32_t n = 0; n < p->nlast && !ends; n++)
+      ends = p->last[n] == s->calls[ci].func;
+    if (!ends || p->seq.ncalls > ci + 1) continue;
+    for (uint32_t o = 0; o <= p->norders; o++) {
+      k->order = o ? p->orders + (o - 1) * (p->seq.ncalls - 1) : NULL;
+      for (uint32_t v = 0; v < p->seq.nvals; v++)
+        k->vmap[v] = UINT32_MAX;
+      memset(k->group, 0, p->seq.nargs * sizeof *k->group);
+      uint32_t ntrail = 0;
+      if (match_from(k, p, 0, 0, ci, &ntrail)) return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,62 @@
+/* known.h: known bugs, set aside so that a campaign goes on
+ * (docs/workflow.md, "Known bugs").
+ *
+ * A shallow bug that crashes every few seconds takes a campaign over: in
+ * fork mode each crash costs a restart, and deeper bugs surface only once
+ * it is patched out by hand. A known bug is the minimized sequence of a
+ * finding, generalized (`seqfuzz known`, simplifier/generalize.h): its calls
+ * in order, the handles they share, and the argument values its crash
+ * needs. In the text form, a comment line
+ *
+ *     # any: 2.1 3.2=4.2
+ *
+ * lists the arguments (CALL.ARG, both from 1) that may take any value,
+ * those that may take any value equal to another one's (a key put and then
+ * deleted: CALL.ARG=CALL.ARG), and flags whose bits in a mask may take any
+ * value (CALL.ARG~HEXMASK), and strings or buffers whose content does not
+ * matter as long as they are at least LEN bytes long (CALL.ARG>=LEN: an
+ * overflow on any long component). Every other non-handle argument must be equal
+ * (a NaN equals any NaN); arguments the grammar fills in (lengths,
+ * constants) are ignored.
+ *
+ * `C.A#LEN` asks for any content of exactly LEN bytes. A comment line
+ * `# last: f g` names functions that may stand in for the last call (on
+ * the handle it takes first, any other arguments): the bug is armed, and
+ * any of them sets it off. A comment line `# order: 2 1 3` names another order of the calls before
+ * the last one (each once, from 1) in which the crash happens too.
+ *
+ * A run matches a known bug at call ci when its calls so far contain the
+ * pattern's calls as a subsequence whose last call is ci, of the same
+ * functions, with the handle arguments mapped one to one onto the pattern's
+ * by their roots (a handle made from another, a snapshot of a store, stands
+ * for that one) and the values as above. The executor then stops before making call ci
+ * (SF_RUN_KNOWN, harness/exec.h): the run is illegal, stays out of the
+ * corpus, and the mutator never extends past that call. */
+#ifndef SF_KNOWN_H
+#define SF_KNOWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../grammar/api.h"
+#include "../sequence/seq.h"
+
+typedef struct sf_known sf_known;
+
+/* The patterns in the files DIR/\*.seq; an empty set when DIR holds none.
+ * A file that does not parse is skipped: err then tells the first one
+ * (`path:line:col: message`), else err is "". NULL with a message in err
+ * when DIR cannot be opened, or on OOM. */
+sf_known *sf_known_load(const sf_api *api, const char *dir, char *err, size_t errlen);
+/* One pattern from its text (path names it in messages). -1 with err set. */
+int sf_known_add_text(sf_known *k, const char *text, size_t len, const char *path, char *err,
+                      size_t errlen);
+sf_known *sf_known_new(const sf_api *api);
+void sf_known_free(sf_known *k);
+uint32_t sf_known_count(const sf_known *k);
+
+/* Would making call ci of s, after calls [0, ci), complete a known bug? */
+bool sf_known_stops(const sf_known *k, const sf_seq *s, uint32_t ci);
+
+#endif
