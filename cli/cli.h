@@ -54,6 +54,10 @@ int cli_make_dirs(const char *path);
 int cli_load_seq(const sf_api *api, const char *path, sf_seq *out);
 /* Value of `--name VALUE` / `-n VALUE` in argv, or NULL. */
 const char *cli_option(int argc, char **argv, const char *long_name, const char *short_name);
+/* Remove the flag `name` (an option without a value) from argv; whether it
+ * was there. (cli_option and cli_positionals take every option to have a
+ * value: a command takes its flags out first.) */
+bool cli_take_flag(int *argc, char **argv, const char *name);
 /* Positional arguments (not options nor their values), in order. */
 int cli_positionals(int argc, char **argv, const char **out, int max);
 

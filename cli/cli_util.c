@@ -140,3 +140,15 @@ int cli_positionals(int argc, char **argv, const char **out, int max) {
   }
   return n;
 }
+
+bool cli_take_flag(int *argc, char **argv, const char *name) {
+  bool found = false;
+  int n = 0;
+  for (int i = 0; i < *argc; i++)
+    if (strcmp(argv[i], name) == 0)
+      found = true;
+    else
+      argv[n++] = argv[i];
+  *argc = n;
+  return found;
+}

@@ -428,15 +428,7 @@ int cmd_triage(int argc, char **argv) {
 }
 
 int cmd_known(int argc, char **argv) {
-  /* --widen is a flag: taken out before the options with values are read. */
-  bool wide = false;
-  int n = 0;
-  for (int i = 0; i < argc; i++)
-    if (strcmp(argv[i], "--widen") == 0)
-      wide = true;
-    else
-      argv[n++] = argv[i];
-  argc = n;
+  bool wide = cli_take_flag(&argc, argv, "--widen");
   const char *pos[3];
   const char *target = cli_option(argc, argv, "--target", "-t");
   const char *out_path = cli_option(argc, argv, "--output", "-o");
@@ -462,7 +454,10 @@ int cmd_known(int argc, char **argv) {
     cli_error("%s: does not crash %s: not a bug to set aside", pos[1], target);
     goto done;
   }
-  int runs = wide ? sf_generalize_wide(&in, &sig, &text) : sf_generalize(&in, &sig, runner, &text);
+  /* A crash with nothing to widen keeps its exact pattern. */
+  int runs = wide && sf_generalize_wide(&in, &sig, &text) == 0
+                 ? 0
+                 : sf_generalize(&in, &sig, runner, &text);
   if (runs < 0) {
     cli_error("cannot run %s", target);
     goto done;

@@ -216,6 +216,8 @@ typedef struct campaign {
   fz_child learn_kid;
   bool learning;
   uint64_t learned_at; /* crash files when the learner last started */
+  uint64_t unique;     /* findings triaged so far (count_unique) */
+  bool coverage;       /* --coverage: RUN/coverage, llvm-cov's report of the corpus */
   /* Engine processes: one libFuzzer, or one afl-fuzz per job. */
   fz_child kids[MAX_JOBS];
   int status[MAX_JOBS]; /* -2 while it runs */
@@ -238,8 +240,38 @@ typedef struct campaign {
 } campaign;
 
 /* Everything the progress line and progress.tsv show, read again. */
+/* Unique findings so far: the distinct signatures of the patterns the
+ * learner made (learned-*.seq in RUN/known; each starts with
+ * `# a known bug: SIGNATURE`). */
+static uint64_t count_unique(const char *known) {
+  DIR *d = opendir(known);
+  if (!d) return 0;
+  char *seen[256];
+  uint64_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && n < 256) {
+    if (strncmp(e->d_name, "learned-", 8) != 0) continue;
+    char path[PATH_MAX], line[600];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", known, e->d_name) >= sizeof path) continue;
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    if (fgets(line, sizeof line, f)) {
+      uint64_t i = 0;
+      while (i < n && strcmp(seen[i], line) != 0)
+        i++;
+      if (i == n && (seen[n] = strdup(line))) n++;
+    }
+    fclose(f);
+  }
+  closedir(d);
+  for (uint64_t i = 0; i < n; i++)
+    free(seen[i]);
+  return n;
+}
+
 static void refresh(campaign *c) {
   c->elapsed = now() - c->t0;
+  c->unique = count_unique(c->known);
   fz_read_stats(c->stats_dir, &c->st);
   c->have_execs = c->st.have;
   c->execs = c->st.execs;
@@ -306,7 +338,7 @@ static void tsv_row(campaign *c) {
     fprintf(c->tsv, "%llu\t", (unsigned long long)c->edges);
   else
     fprintf(c->tsv, "-\t");
-  fprintf(c->tsv, "%llu\t", (unsigned long long)c->crash_n);
+  fprintf(c->tsv, "%llu\t", (unsigned long long)c->unique);
   if (c->have_mut)
     fprintf(c->tsv, "%.1f\t%.1f\t%llu\n", c->pruned_illegal, c->pruned_equiv,
             (unsigned long long)c->flips);
@@ -326,7 +358,8 @@ static void progress_line(campaign *c, bool tty) {
     sf_buf_printf(&line, " | execs -");
   sf_buf_printf(&line, " | corpus %s", human(c->corpus_n, d));
   if (c->have_edges) sf_buf_printf(&line, " | edges %llu", (unsigned long long)c->edges);
-  sf_buf_printf(&line, " | crashes %llu", (unsigned long long)c->crash_n);
+  sf_buf_printf(&line, " | crashes %llu, unique %llu", (unsigned long long)c->crash_n,
+                (unsigned long long)c->unique);
   if (c->have_mut)
     sf_buf_printf(&line, " | pruned illegal %.1f%% equiv %.1f%% | solver flips %llu",
                   c->pruned_illegal, c->pruned_equiv, (unsigned long long)c->flips);
@@ -753,6 +786,30 @@ static void write_run_txt(const campaign *c, const char *command, time_t started
   write_text(c->run, "run.txt", text);
 }
 
+/* --coverage: the corpus through the target's coverage build
+ * (scripts/coverage-target.sh, which needs a build.sh) into RUN/coverage:
+ * summary.txt and html/ (seqfuzz report links it). */
+static void line_coverage(campaign *c, const char *root, sf_buf *summary) {
+  char *out = STR("%s/coverage", c->run), *log = STR("%s/coverage.log", c->run);
+  char *argv[] = {
+      STR("%s/scripts/coverage-target.sh", root), (char *)c->target, "-o", out, c->corpus, NULL};
+  fprintf(stderr, "seqfuzz fuzz: line coverage of the corpus (log %s)...\n", log);
+  fz_spawn_opts o = {.out = log, .err = log, .pgid = -1};
+  sf_buf text = {0};
+  if (fz_run(argv, &o, NULL) == 0 && cli_read_file(STR("%s/summary.txt", out), &text) == 0) {
+    const char *total = text.data ? strstr((const char *)text.data, "TOTAL") : NULL;
+    const char *end = total ? strchr(total, '\n') : NULL;
+    sf_buf_printf(summary, "line coverage: %s/html/index.html%s%.*s\n", out, total ? "\n  " : "",
+                  total ? (int)(end ? end - total : (long)strlen(total)) : 0, total ? total : "");
+  } else {
+    sf_buf_printf(summary,
+                  "line coverage: none (a coverage build needs the target's build.sh; "
+                  "see %s)\n",
+                  log);
+  }
+  sf_buf_free(&text);
+}
+
 /* TARGET/known-bugs/\*.seq into RUN/known (the user's, set aside from the
  * start). */
 static void copy_known_bugs(const char *target, const char *known) {
@@ -772,6 +829,7 @@ static void copy_known_bugs(const char *target, const char *known) {
 }
 
 static int fuzz(campaign *c, int argc, char **argv) {
+  c->coverage = cli_take_flag(&argc, argv, "--coverage");
   const char *pos[2];
   int npos = cli_positionals(argc, argv, pos, 2);
   if (npos != 1) return cli_usage_error("fuzz", npos ? "one TARGET only" : "missing TARGET");
@@ -893,6 +951,7 @@ static int fuzz(campaign *c, int argc, char **argv) {
 
   sf_buf summary = {0};
   if (finish(c, &summary) != 0) rc = CLI_EXIT_ERROR;
+  if (c->coverage) line_coverage(c, root, &summary);
   time_t ended = time(NULL);
   write_run_txt(c, command, started, ended);
   sf_buf_putc(&summary, 0);

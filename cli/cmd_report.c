@@ -1217,12 +1217,21 @@ static void section_coverage(page *p, const char *dir, const char *prefix) {
   put(p, "<section id=\"line-coverage\"><h2>Line coverage</h2>\n");
   char path[PATH_MAX];
   struct stat st;
-  snprintf(path, sizeof path, "%s/coverage/index.html", dir);
+  /* llvm-cov's own output, or scripts/coverage-target.sh's (seqfuzz fuzz
+   * --coverage), which puts it in html/. */
+  const char *page = "coverage/index.html";
+  snprintf(path, sizeof path, "%s/%s", dir, page);
+  if (stat(path, &st) != 0) {
+    page = "coverage/html/index.html";
+    snprintf(path, sizeof path, "%s/%s", dir, page);
+  }
   if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
     put(p, "<p><a id=\"coverage-link\" href=\"");
     url_path(p, prefix);
-    put(p, "coverage/index.html\">The library's line coverage</a> (llvm-cov's HTML report, "
-           "<code>coverage/index.html</code>).</p>\n");
+    put(p, page);
+    put(p, "\">The library's line coverage</a> (llvm-cov's HTML report, <code>");
+    put(p, page);
+    put(p, "</code>).</p>\n");
   } else
     put(p, "<p class=\"missing\">No line coverage report (<code>coverage/index.html</code>). "
            "To make one, build the library with <code>-fprofile-instr-generate "

@@ -123,13 +123,17 @@ static const cli_command commands[] = {
              "Missing files are said in their section; malformed rows are skipped.\n"},
     {.name = "fuzz",
      .fn = cmd_fuzz,
-     .usage = "TARGET [-o RUN_DIR] [--engine libfuzzer|afl] [--jobs N] [--seconds S] [--seed N]",
+     .usage = "TARGET [-o RUN_DIR] [--engine libfuzzer|afl] [--jobs N] [--seconds S] [--seed N] "
+              "[--coverage]",
      .help = "a campaign on a target directory: build, fuzz, triage, summarize",
      .opts = {{"--output", "-o", "RUN_DIR", "the run directory (NAME-run-DATE-TIME here)"},
               {"--engine", NULL, "ENGINE", "libfuzzer (default) or afl (AFL++; needs a build.sh)"},
               {"--jobs", "-j", "N", "parallel fuzzing processes (1)"},
               {"--seconds", NULL, "S", "time limit (0, the default: until Ctrl-C)"},
-              {"--seed", NULL, "N", "the engines' random seed (theirs by default)"}},
+              {"--seed", NULL, "N", "the engines' random seed (theirs by default)"},
+              {"--coverage", NULL, NULL,
+               "at the end, the library's line coverage of the corpus (RUN_DIR/coverage; needs "
+               "a build.sh)"}},
      .more = "TARGET is a target directory (docs/workflow.md): one NAME.api, and a build.sh\n"
              "(OSS-Fuzz style) or the grammar's `library` lines (.a or .so built with the\n"
              "sanitizers and -fsanitize=fuzzer-no-link) and `header` lines. The fuzzer is\n"

@@ -98,10 +98,12 @@ static int set_content_variant(sf_seq *t, const sf_seq *s, const slot *v, int k)
   const uint8_t *o = sf_seq_bytes(s, orig);
   for (size_t i = 0; i < n; i++) {
     uint8_t c = o[i % orig->len];
-    /* Another letter or digit for one, the same punctuation for others. */
+    /* Another letter or digit for one, the same punctuation for others
+     * (the dots of a version), and other bytes changed too (a double's). */
     buf[i] = c >= '0' && c <= '9'                 ? (uint8_t)('0' + (c - '0' + 3) % 10)
              : (c | 32) >= 'a' && (c | 32) <= 'z' ? (uint8_t)('a' + ((c | 32) - 'a' + 7) % 26)
-                                                  : c;
+             : c >= 0x20 && c < 0x7f              ? c
+                                                  : (uint8_t)(c ^ 0x55);
   }
   t->args[v->arg].bits = 0;
   int rc = sf_seq_set_bytes(t, &t->args[v->arg], buf, n);
@@ -411,6 +413,15 @@ int sf_generalize(const sf_seq *s, const sf_signature *sig, sf_runner *runner, s
 
 int sf_generalize_wide(const sf_seq *s, const sf_signature *sig, sf_buf *out) {
   if (s->ncalls < 2) return -1;
+  /* Armed on what: the last call must take a handle the calls before made
+   * (else they are not what arms it, and setting them aside would set
+   * aside unrelated runs). */
+  const sf_func *lf = sf_seq_func(s, s->ncalls - 1);
+  bool armed = false;
+  for (uint32_t i = 0; i < lf->nparams; i++)
+    armed |= lf->params[i].kind == SF_HANDLE && !(lf->params[i].flags & SF_P_OUT) &&
+             sf_seq_args(s, s->ncalls - 1)[i].bits != SF_NULL_REF;
+  if (!armed) return -1;
   sf_seq t;
   sf_seq_init(&t, s->api);
   if (sf_seq_copy(&t, s)) return -1;

@@ -32,11 +32,12 @@
  * the runner fails. */
 int sf_generalize(const sf_seq *s, const sf_signature *sig, sf_runner *runner, sf_buf *out);
 
-/* The wide pattern of s: its calls before the last one, every value any.
+/* The wide pattern of s: its calls before the last one, every value any,
+ * when the last call takes a handle they made (else -1: nothing to widen).
  * For a bug whose variants keep coming back past its exact pattern (the
  * last call, the lengths that meet a capacity): it is set aside at the call
- * that arms it. Appends to out; -1 on OOM or when s has fewer than two
- * calls. */
+ * that arms it. Appends to out; -1 on OOM, or when s has fewer than two
+ * calls or nothing to widen. */
 int sf_generalize_wide(const sf_seq *s, const sf_signature *sig, sf_buf *out);
 
 #endif

@@ -63,7 +63,7 @@ expect embed 0 "" -- "$sf" embed "$api" -o "$work/e.c"
 grep -q '{"kv_open", (void \*)&kv_open}' "$work/e.c" && pass embed-table || fail embed-table
 
 # Help: `seqfuzz CMD --help` / `-h` is that command's help on stdout, exit 0.
-for cmd in check show encode run seed gen min repro triage signature embed; do
+for cmd in check show encode run seed gen min repro triage known signature embed init fuzz report oss-fuzz; do
   for h in --help -h; do
     "$sf" $cmd $h >"$work/help" 2>"$work/help.err"
     rc=$?
