@@ -6,21 +6,7 @@ api=$src/seeds/demo/kvstore.api
 sf=$build/seqfuzz
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fails=0 passes=0
-pass() { echo "ok   $1"; passes=$((passes + 1)); }
-fail() { echo "FAIL $1"; fails=$((fails + 1)); }
-expect() { # expect NAME WANTED_EXIT PATTERN -- command...
-  local name=$1 want=$2 pat=$3
-  shift 4
-  "$@" >"$work/out" 2>&1
-  local rc=$?
-  if [ "$rc" != "$want" ] || { [ -n "$pat" ] && ! grep -qE -- "$pat" "$work/out"; }; then
-    fail "$name: exit $rc (wanted $want), output:"
-    cat "$work/out"
-  else
-    pass "$name"
-  fi
-}
+source "$(dirname "$0")/checks.sh"
 expect check 0 "API 'kvstore' ok: 12 functions" -- "$sf" check "$api"
 printf 'api t;\nfunc void f(nope x);\n' >"$work/bad.api"
 expect check-bad 1 "^$work/bad.api:2:13: unknown type 'nope'$" -- "$sf" check "$work/bad.api"

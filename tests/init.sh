@@ -7,21 +7,7 @@ build=$1 src=$2 sanitized=${3:-1}
 sf=$build/seqfuzz
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fails=0 passes=0
-pass() { echo "ok   $1"; passes=$((passes + 1)); }
-fail() { echo "FAIL $1"; fails=$((fails + 1)); }
-expect() { # expect NAME WANTED_EXIT PATTERN -- command...
-  local name=$1 want=$2 pat=$3
-  shift 4
-  "$@" >"$work/out" 2>&1
-  local rc=$?
-  if [ "$rc" != "$want" ] || { [ -n "$pat" ] && ! grep -qE -- "$pat" "$work/out"; }; then
-    fail "$name: exit $rc (wanted $want), output:"
-    cat "$work/out"
-  else
-    pass "$name"
-  fi
-}
+source "$(dirname "$0")/checks.sh"
 has_line() { # has_line NAME FILE LINE: FILE has exactly this line
   if grep -qxF -- "$3" "$2"; then pass "$1"; else fail "$1: no line '$3' in $2:"; cat "$2"; fi
 }

@@ -11,29 +11,7 @@ build=$1 src=$2
 sf=$build/seqfuzz
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-fails=0 passes=0
-pass() { echo "ok   $1"; passes=$((passes + 1)); }
-fail() { echo "FAIL $1"; fails=$((fails + 1)); }
-check() { # check NAME command...: passes when the command succeeds
-  local name=$1
-  shift
-  if "$@" >"$work/check.out" 2>&1; then pass "$name"; else
-    fail "$name"
-    cat "$work/check.out"
-  fi
-}
-expect() { # expect NAME WANTED_EXIT PATTERN -- command...
-  local name=$1 want=$2 pat=$3
-  shift 4
-  "$@" >"$work/out" 2>&1
-  local rc=$?
-  if [ "$rc" != "$want" ] || { [ -n "$pat" ] && ! grep -qE -- "$pat" "$work/out"; }; then
-    fail "$name: exit $rc (wanted $want), output:"
-    cat "$work/out"
-  else
-    pass "$name"
-  fi
-}
+source "$(dirname "$0")/checks.sh"
 # The flags a target library is built with (docs/workflow.md), ASan only as
 # in the emulated build; the planted bug fixed, so that -runs=200 cannot crash.
 libflags=(-O1 -g -fno-omit-frame-pointer -fsanitize=address -fsanitize=fuzzer-no-link -DKVSTORE_FIXED=1)
