@@ -147,7 +147,14 @@ fuzzer_ok() {
   [ "${n:-0}" = 3 ] || { echo "seed corpus holds ${n:-no} inputs, not 3"; return 1; }
   grep -q '^"' "$out/$f.dict" || { echo "no dictionary"; return 1; }
   grep -qx "dict = $f.dict" "$out/$f.options" || { echo "no options"; return 1; }
-  ldd "$out/$f" | grep -q "libz3.* => $out/lib/libz3" || { echo "libz3 not from \$OUT/lib"; return 1; }
+  # libz3 bundled, and the fuzzer's RUNPATH finds it there (the runner
+  # images have none).
+  ls "$out"/lib/libz3.so* >/dev/null 2>&1 || { echo "no libz3 in \$OUT/lib"; ls -la "$out/lib"; return 1; }
+  # (Read whole first: with pipefail, grep -q leaving early fails the pipe.)
+  local dyn libs
+  dyn=$(readelf -d "$out/$f") libs=$(ldd "$out/$f")
+  grep -q 'R.*PATH.*\$ORIGIN/lib' <<<"$dyn" || { echo "no \$ORIGIN/lib RUNPATH"; return 1; }
+  grep -q "libz3.* => $out/lib/libz3" <<<"$libs" || { echo "libz3 not from \$OUT/lib:$libs"; return 1; }
   mkdir -p "$work/$1/corpus"
   unzip -q -o "$out/${f}_seed_corpus.zip" -d "$work/$1/corpus" || return 1
   (cd "$out" && "./$f" -runs=200 -dict="$f.dict" "$work/$1/corpus") >"$work/$1.run" 2>&1 ||
