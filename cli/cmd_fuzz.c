@@ -117,13 +117,7 @@ static char *find_api(const char *target) {
 /* The last lines of a log, on stderr (why a build or an engine failed). */
 static void show_tail(const char *path, int lines) {
   sf_buf b = {0};
-  FILE *f = fopen(path, "rb");
-  if (!f) return;
-  char chunk[8192];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    sf_buf_append(&b, chunk, n);
-  fclose(f);
+  if (cli_read_file(path, &b)) return; /* it said why */
   size_t start = b.len;
   while (start > 0 && lines >= 0)
     if (b.data[--start] == '\n' && start + 1 < b.len) lines--;
