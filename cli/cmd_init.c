@@ -167,7 +167,7 @@ static probe_result run_one(probe *p, const sf_seq *s, char *kind, size_t kindle
     if (nul >= 0) dup2(nul, 0);
     if (chdir(p->workdir) != 0) _exit(CHILD_NOT_REACHED);
     alarm(PROBE_SECONDS);
-    sf_exec_hooks hooks = {NULL, probe_after_call, NULL};
+    sf_exec_hooks hooks = {NULL, probe_after_call, NULL, NULL};
     sf_run_result r;
     sf_exec_run(p->x, s, &hooks, &r);
     _exit(CHILD_NOT_REACHED);

@@ -446,6 +446,10 @@ static inline bool sf_param_is_input(const sf_param *p) {
  * `requires`. Every full run calls these on each live value at its end (its
  * abstract state). -1 when f is no such observer. */
 int32_t sf_func_state_observer(const sf_func *f);
+/* The state observers of handle type htype, in the API's order (the order
+ * the executor observes them in): their function indexes in out[0..max).
+ * Returns how many there are. */
+uint32_t sf_api_state_observers(const sf_api *api, uint32_t htype, uint32_t *out, uint32_t max);
 
 /* The symbol the second implementation calls for function fi (the
  * function's own name when it maps nothing). Needs api->diff. */

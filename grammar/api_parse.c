@@ -326,6 +326,16 @@ int32_t sf_func_state_observer(const sf_func *f) {
   return inputs == 1 ? handle : -1;
 }
 
+uint32_t sf_api_state_observers(const sf_api *api, uint32_t htype, uint32_t *out, uint32_t max) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < api->nfuncs; i++)
+    if (sf_func_state_observer(&api->funcs[i]) == (int32_t)htype) {
+      if (n < max) out[n] = i;
+      n++;
+    }
+  return n;
+}
+
 int32_t sf_api_find_handle(const sf_api *api, const char *name) {
   for (uint32_t i = 0; i < api->nhandles; i++)
     if (strcmp(api->handles[i].name, name) == 0) return (int32_t)i;

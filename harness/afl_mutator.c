@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "contracts/contracts.h"
 #include "feedback.h"
 #include "mutator/mutate.h"
 #include "options.h"
@@ -36,7 +37,7 @@ typedef struct afl_seqfuzz {
   size_t outcap;
   uint64_t seed, calls;
   char describe[64];
-  char introspection[384];
+  char introspection[512];
   FILE *stats_file;
   long stats_every;
   time_t last_stats;
@@ -73,7 +74,9 @@ void *afl_custom_init(void *afl, unsigned int seed) {
                            .no_compares = !opt.compares,
                            .no_adaptive = !opt.adaptive,
                            .skip_repeats = true,
-                           .observed_outputs = true};
+                           .observed_outputs = true,
+                           .contracts_percent = (uint32_t)opt.contracts,
+                           .probe_outputs = true};
   st->mut = sf_mutator_new(st->api, &mo);
   sf_seq_init(&st->trim_cur, st->api);
   sf_seq_init(&st->trim_cand, st->api);
@@ -116,6 +119,17 @@ static void write_stats(afl_seqfuzz *st) {
            100.0 * (double)s.pruned_equiv / cand, (unsigned long long)s.pool_size,
            (unsigned long long)s.states_seen,
            s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0);
+  sf_contracts *ct = sf_mutator_contracts(st->mut);
+  if (ct) {
+    sf_contracts_stats c;
+    sf_contracts_get_stats(ct, &c);
+    size_t len = strlen(st->introspection);
+    snprintf(st->introspection + len, sizeof st->introspection - len,
+             " | contracts: runs %llu, holding %llu, refuted %llu+%llu, plans %llu, outputs %llu",
+             (unsigned long long)c.runs, (unsigned long long)c.holding,
+             (unsigned long long)c.refuted_runs, (unsigned long long)c.refuted_stage,
+             (unsigned long long)c.plans, (unsigned long long)s.contract_outputs);
+  }
   if (st->solver) {
     const sf_solver_stats *v = &st->solver_stats;
     size_t len = strlen(st->introspection);
@@ -150,6 +164,13 @@ size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t buf_size, uint8_t **out_
     return buf_size;
   }
   uint64_t seed = st->seed * 0x9e3779b97f4a7c15ULL + st->calls++;
+  /* The record of the last run (of our last output): the stateful stage's
+   * answer, or its probe's calls. */
+  sf_feedback *rec = sf_channel_record(st->channel);
+  if (rec) {
+    sf_mutator_note_run(st->mut, rec);
+    rec->calls_wanted = 0;
+  }
   size_t n = solver_stage(st, out, max_size);
   if (n) {
     *out_buf = out;
@@ -159,6 +180,7 @@ size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t buf_size, uint8_t **out_
     n = sf_mutator_crossover(st->mut, buf, buf_size, add_buf, add_buf_size, out, max_size, seed);
   else
     n = sf_mutator_mutate(st->mut, buf, buf_size, out, max_size, seed);
+  if (rec) rec->calls_wanted = n ? sf_mutator_calls_wanted(st->mut) : 0;
   if (st->stats_every && time(NULL) - st->last_stats >= st->stats_every) {
     st->last_stats = time(NULL);
     write_stats(st);

@@ -1003,6 +1003,23 @@ int sf_exec_observe(sf_exec *x, uint32_t vid, uint64_t *state) {
   return 0;
 }
 
+int sf_exec_observe_values(sf_exec *x, uint32_t vid, int64_t *vals, uint64_t *known, uint32_t max) {
+  if (vid >= x->life.n || !x->life.alive[vid] || !x->ptrs[vid]) return -1;
+  uint32_t h = x->life.htype[vid];
+  uint64_t arg = (uint64_t)(uintptr_t)x->ptrs[vid];
+  *known = 0;
+  for (uint32_t k = 0; k < x->nobservers[h] && k < max; k++) {
+    uint32_t fi = x->observers[h][k];
+    const sf_param *r = &x->api->funcs[fi].ret;
+    sf_kind kind = r->kind == SF_ENUM ? x->api->enums[r->type_index].base : r->kind;
+    vals[k] = 0;
+    if (!sf_kind_is_int(kind) && kind != SF_BOOL) continue; /* strings, floats: not kept */
+    vals[k] = (int64_t)sf_exec_widen(kind, sf_exec_call_raw(x, fi, &arg));
+    if (k < 64) *known |= 1ull << k;
+  }
+  return (int)x->nobservers[h];
+}
+
 void sf_exec_trace_state(sf_exec *x, bool on) {
   x->trace_state = on;
 }
@@ -1132,6 +1149,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
       if (hooks && hooks->after_call) hooks->after_call(hooks->ctx, x, s, &o);
       break;
     }
+    if (hooks && hooks->before_call) hooks->before_call(hooks->ctx, x, s, ci);
     if (x->oracle_hooks) sf_oracle_before_call(x, s, ci);
     if (x->trace_state) trace_state(x, s, ci);
     if (!make_call(x, s, ci, &o)) {

@@ -76,6 +76,8 @@ typedef struct sf_exec_hooks {
   void (*after_call)(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o);
   /* After the last call, before the cleanup destroys the handles. */
   void (*before_cleanup)(void *ctx, sf_exec *x, const sf_seq *s);
+  /* Before each call that is about to be made (its arguments are legal). */
+  void (*before_call)(void *ctx, sf_exec *x, const sf_seq *s, uint32_t call);
 } sf_exec_hooks;
 
 typedef struct sf_run_result {
@@ -110,6 +112,14 @@ void sf_call_outcome_print(const sf_seq *s, const sf_call_outcome *o, sf_buf *ou
  * so that triage can tell an index beyond a length from a bug (traced runs,
  * SEQFUZZ_TRACE, do it; off by default: it costs calls). */
 void sf_exec_trace_state(sf_exec *x, bool on);
+
+/* During a hook: each state observer's answer on live handle value vid, in
+ * the order of sf_api_state_observers() for its type: vals[k] is observer
+ * k's answer widened to 64 bits, known bit k (k < 64) set when it is a
+ * number, bool or enum (a string or float answer is not kept). Returns the
+ * number of observers (at most max are asked), or -1 when vid is dead or
+ * NULL. */
+int sf_exec_observe_values(sf_exec *x, uint32_t vid, int64_t *vals, uint64_t *known, uint32_t max);
 
 /* During a hook: the run-time pointer of value vid (NULL if not produced). */
 void *sf_exec_value(const sf_exec *x, uint32_t vid);

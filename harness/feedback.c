@@ -33,9 +33,89 @@ static void before_cleanup(void *ctx, sf_exec *x, const sf_seq *s) {
   fb->nvalues = n;
 }
 
-/* A run filling fb: observed (states recorded) or plain. */
+/* Recording calls (sf_feedback_run_calls): the hooks' context. */
+typedef struct call_recorder {
+  sf_feedback *fb;
+  uint32_t first; /* fb->obs index of the current call's first observation */
+} call_recorder;
+
+/* Observe value vid for call ci: new entries (pre) or the call's own
+ * entries for that slot (post). */
+static void observe_slot(sf_exec *x, call_recorder *r, uint32_t ci, uint8_t slot, uint32_t vid,
+                         bool post) {
+  sf_feedback *fb = r->fb;
+  int64_t vals[SF_FB_MAX_OBSERVERS];
+  uint64_t known;
+  int n = sf_exec_observe_values(x, vid, vals, &known, SF_FB_MAX_OBSERVERS);
+  if (n > SF_FB_MAX_OBSERVERS) n = SF_FB_MAX_OBSERVERS;
+  for (int k = 0; k < n; k++) {
+    if (!(known >> k & 1)) continue;
+    sf_fb_obs *o = NULL;
+    if (post)
+      for (uint32_t e = r->first; e < fb->nobs && !o; e++)
+        if (fb->obs[e].slot == slot && fb->obs[e].observer == k) o = &fb->obs[e];
+    if (!o) {
+      if (fb->nobs >= SF_FB_MAX_OBS) return;
+      o = &fb->obs[fb->nobs++];
+      memset(o, 0, sizeof *o);
+      o->call = (uint16_t)ci;
+      o->slot = slot;
+      o->observer = (uint8_t)k;
+      o->vid = vid;
+    }
+    if (post) {
+      o->post = vals[k];
+      o->known |= SF_OBS_POST;
+    } else {
+      o->pre = vals[k];
+      o->known |= SF_OBS_PRE;
+    }
+  }
+}
+
+static void record_before_call(void *ctx, sf_exec *x, const sf_seq *s, uint32_t ci) {
+  call_recorder *r = ctx;
+  const sf_func *f = sf_seq_func(s, ci);
+  const sf_arg *a = sf_seq_args(s, ci);
+  r->first = r->fb->nobs;
+  if (ci > UINT16_MAX) return;
+  for (uint32_t i = 0; i < f->nparams && i < SF_OBS_RESULT; i++) {
+    const sf_param *p = &f->params[i];
+    if (p->kind == SF_HANDLE && sf_param_is_input(p) && a[i].bits != SF_NULL_REF)
+      observe_slot(x, r, ci, (uint8_t)i, (uint32_t)a[i].bits, false);
+  }
+}
+
+static void record_after_call(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o) {
+  call_recorder *r = ctx;
+  if (!o->made || o->call > UINT16_MAX) return;
+  const sf_func *f = sf_seq_func(s, o->call);
+  const sf_arg *a = sf_seq_args(s, o->call);
+  uint32_t vid = s->calls[o->call].val0;
+  if (f->ret.kind == SF_HANDLE) {
+    if (!o->failed) observe_slot(x, r, o->call, SF_OBS_RESULT, vid, true);
+    vid++;
+  }
+  for (uint32_t i = 0; i < f->nparams && i < SF_OBS_RESULT; i++) {
+    const sf_param *p = &f->params[i];
+    if (p->kind != SF_HANDLE) continue;
+    if (p->flags & SF_P_OUT) {
+      if (!o->failed) observe_slot(x, r, o->call, (uint8_t)i, vid, true);
+      vid++;
+    } else if (a[i].bits != SF_NULL_REF) {
+      observe_slot(x, r, o->call, (uint8_t)i, (uint32_t)a[i].bits, true); /* dead: skipped */
+    }
+  }
+}
+
+static void record_before_cleanup(void *ctx, sf_exec *x, const sf_seq *s) {
+  before_cleanup(((call_recorder *)ctx)->fb, x, s);
+}
+
+/* A run filling fb: observed (states recorded) or plain; with record_calls,
+ * observed and recording calls. */
 static sf_run_status run_recorded(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb,
-                                  sf_after_call_fn after_call, bool observe,
+                                  sf_after_call_fn after_call, bool observe, bool record_calls,
                                   sf_run_result *result) {
   fb->magic = 0;
   fb->version = SF_FB_VERSION;
@@ -44,9 +124,13 @@ static sf_run_status run_recorded(sf_exec *x, const sf_seq *s, uint64_t input_ha
   fb->ncmp = fb->nanswer_cmp = 0;      /* the caller fills in comparisons, if it traces them */
   fb->new_edges = SF_FB_EDGES_UNKNOWN; /* and the edges, if it counts them */
   fb->ncalls = s->ncalls;
-  sf_exec_hooks hooks = {fb, after_call, observe ? before_cleanup : NULL};
+  fb->nobs = 0;
+  sf_exec_hooks hooks = {fb, after_call, observe ? before_cleanup : NULL, NULL};
+  call_recorder rec = {fb, 0};
+  if (record_calls)
+    hooks = (sf_exec_hooks){&rec, record_after_call, record_before_cleanup, record_before_call};
   sf_run_result r;
-  sf_exec_run(x, s, after_call || observe ? &hooks : NULL, &r);
+  sf_exec_run(x, s, after_call || observe || record_calls ? &hooks : NULL, &r);
   fb->status = r.status;
   fb->stop_call = sf_run_legal_calls(&r, s);
   __atomic_store_n(&fb->magic, SF_FB_MAGIC, __ATOMIC_RELEASE);
@@ -55,12 +139,17 @@ static sf_run_status run_recorded(sf_exec *x, const sf_seq *s, uint64_t input_ha
 }
 
 sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb) {
-  return run_recorded(x, s, input_hash, fb, NULL, true, NULL);
+  return run_recorded(x, s, input_hash, fb, NULL, true, false, NULL);
+}
+
+sf_run_status sf_feedback_run_calls(sf_exec *x, const sf_seq *s, uint64_t input_hash,
+                                    sf_feedback *fb) {
+  return run_recorded(x, s, input_hash, fb, NULL, true, true, NULL);
 }
 
 sf_run_status sf_feedback_replay(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb,
                                  sf_after_call_fn after_call, sf_run_result *result) {
-  sf_run_status st = run_recorded(x, s, input_hash, fb, after_call, s->observed, result);
+  sf_run_status st = run_recorded(x, s, input_hash, fb, after_call, s->observed, false, result);
   if (s->observed) sf_exec_check_repeat(x, s); /* as the run that found it may have */
   return st;
 }
@@ -70,7 +159,7 @@ bool sf_feedback_valid(const sf_feedback *fb, uint64_t input_hash) {
          fb->version == SF_FB_VERSION && fb->input_hash == input_hash &&
          fb->nvalues <= SF_FB_MAX_VALUES && fb->ncmp <= SF_FB_MAX_CMP &&
          fb->nanswer_cmp <= SF_FB_MAX_ANSWER_CMP && fb->stop_call <= fb->ncalls &&
-         fb->ncalls <= SF_SEQ_MAX_CALLS;
+         fb->ncalls <= SF_SEQ_MAX_CALLS && fb->nobs <= SF_FB_MAX_OBS;
 }
 
 struct sf_channel {

@@ -23,12 +23,29 @@
 #include "exec.h"
 
 #define SF_FB_MAGIC          0x42464653u /* "SFFB" */
-#define SF_FB_VERSION        4u
+#define SF_FB_VERSION        5u
 #define SF_FB_MAX_VALUES     256 /* states of later values are not recorded */
 #define SF_FB_MAX_CMP        32  /* compared-against constants kept per run */
 #define SF_FB_MAX_ANSWER_CMP 16  /* (answer, compared with) pairs of mocks, per run */
+#define SF_FB_MAX_OBS        384 /* call observations kept per run */
+#define SF_FB_MAX_OBSERVERS  16  /* state observers of a type kept */
+#define SF_OBS_RESULT        255 /* sf_fb_obs.slot of a call's result */
+#define SF_OBS_PRE           1   /* sf_fb_obs.known: pre is set */
+#define SF_OBS_POST          2   /* post is set */
 #define SF_SHM_ENV           "SEQFUZZ_SHM"
 #define SF_FB_EDGES_UNKNOWN  UINT32_MAX
+
+/* One state observer's answer on a handle argument of a call, before and
+ * after it (runs that record calls: sf_feedback_run_calls). slot is the
+ * parameter's index, or SF_OBS_RESULT for the handle the call returned (an
+ * out handle has its parameter's index); observer the index among its
+ * type's state observers (sf_api_state_observers). */
+typedef struct sf_fb_obs {
+  uint16_t call;
+  uint8_t slot, observer, known; /* known: SF_OBS_PRE | SF_OBS_POST */
+  uint32_t vid;                  /* the value observed */
+  int64_t pre, post;
+} sf_fb_obs;
 
 typedef struct sf_feedback {
   uint32_t magic; /* written last: a record torn by a crash is not valid */
@@ -52,6 +69,14 @@ typedef struct sf_feedback {
   uint32_t nanswer_cmp;
   uint64_t answer_cmp[SF_FB_MAX_ANSWER_CMP][2];
   uint64_t state[SF_FB_MAX_VALUES];
+  /* Runs that record calls (stateful testing, mutator/contracts.h): each
+   * numeric state observer of each handle argument before and after each
+   * call made, in call order (obs[0..nobs)). Under AFL++ the mutator asks
+   * for it by writing the hash of the input to probe in calls_wanted (the
+   * target leaves it as it is). */
+  uint64_t calls_wanted;
+  uint32_t nobs;
+  sf_fb_obs obs[SF_FB_MAX_OBS];
 } sf_feedback;
 
 /* The hash that ties a record to its input bytes. */
@@ -62,6 +87,11 @@ uint64_t sf_feedback_input_hash(const uint8_t *data, size_t size);
  * (the mutator's probes, every AFL++ run), and the generic contracts are
  * checked on it (sf_exec_check_value). */
 sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, sf_feedback *fb);
+
+/* The same, recording calls too (fb->obs): the mutator's probes when the
+ * contracts stage is on, and AFL++ runs of the input in fb->calls_wanted. */
+sf_run_status sf_feedback_run_calls(sf_exec *x, const sf_seq *s, uint64_t input_hash,
+                                    sf_feedback *fb);
 
 typedef void (*sf_after_call_fn)(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o);
 

@@ -23,6 +23,7 @@
 
 #include "base/sf_io.h"
 #include "cmp_trace.h"
+#include "contracts/contracts.h"
 #include "edges.h"
 #include "embedded.h"
 #include "exec.h"
@@ -49,8 +50,9 @@ static struct {
   sf_channel *channel; /* AFL++ mode */
   sf_feedback local;   /* libFuzzer mode */
   uint64_t execs, illegal, foreign;
-  uint64_t known_hits; /* runs stopped before a known bug (harness/known.h) */
-  sf_known *known;     /* SEQFUZZ_KNOWN's patterns, or NULL */
+  uint64_t known_hits;       /* runs stopped before a known bug (harness/known.h) */
+  const char *contracts_out; /* SEQFUZZ_CONTRACTS_OUT: the contracts report, kept current */
+  sf_known *known;           /* SEQFUZZ_KNOWN's patterns, or NULL */
   const char *known_dir;
   struct timespec known_mtime; /* the directory's, when loaded */
   time_t known_checked;
@@ -80,7 +82,7 @@ static void set_running_call(void *ctx, sf_exec *x, const sf_seq *s, const sf_ca
 /* The solver's runner: a run with every comparison recorded. */
 static uint32_t traced_run(void *ctx, const sf_seq *s, const sf_cmp_record **rec) {
   (void)ctx;
-  sf_exec_hooks hooks = {NULL, set_running_call, NULL};
+  sf_exec_hooks hooks = {NULL, set_running_call, NULL, NULL};
   sf_run_result r;
   sf_cmp_trace_begin_records();
   sf_exec_run(G.exec, s, &hooks, &r);
@@ -155,7 +157,10 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   if (count_edges) sf_edges_clear();
   sf_cmp_trace_begin();
   probe_guard_arm(&G.probe_seq, hash);
-  sf_feedback_run(G.exec, &G.probe_seq, hash, fb);
+  if (G.opt.contracts)
+    sf_feedback_run_calls(G.exec, &G.probe_seq, hash, fb); /* stateful testing learns from it */
+  else
+    sf_feedback_run(G.exec, &G.probe_seq, hash, fb);
   sf_exec_check_repeat(G.exec, &G.probe_seq);
   probe_guard_disarm();
   fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
@@ -240,7 +245,8 @@ static void init_once(void) {
                            .no_equivalence = !G.opt.equivalence,
                            .no_compares = !G.opt.compares,
                            .no_adaptive = !G.opt.adaptive,
-                           .skip_repeats = true};
+                           .skip_repeats = true,
+                           .contracts_percent = (uint32_t)G.opt.contracts};
   G.mut = sf_mutator_new(G.api, &mo);
   if (!G.mut) {
     fprintf(stderr, "seqfuzz: out of memory\n");
@@ -264,7 +270,8 @@ static void init_once(void) {
   sf_mutator_set_runner(G.mut, probe_run, NULL);
   sf_mutator_set_byte_mutator(G.mut, LLVMFuzzerMutate);
   G.last_stats = time(NULL);
-  if (getenv("SEQFUZZ_STATS_DIR")) atexit(write_stats_file);
+  G.contracts_out = G.opt.contracts ? getenv("SEQFUZZ_CONTRACTS_OUT") : NULL;
+  if (getenv("SEQFUZZ_STATS_DIR") || G.contracts_out) atexit(write_stats_file);
   if (getenv("SEQFUZZ_HELP")) {
     fprintf(stderr, "seqfuzz options (environment):\n");
     sf_options_print(&G.opt, stderr);
@@ -300,6 +307,21 @@ static void print_stats(FILE *out) {
   if (G.known_hits)
     fprintf(out, "seqfuzz: known bugs set aside: %llu runs stopped before one\n",
             (unsigned long long)G.known_hits);
+  sf_contracts *ct = sf_mutator_contracts(G.mut);
+  if (ct) {
+    sf_contracts_stats c;
+    sf_contracts_get_stats(ct, &c);
+    fprintf(out,
+            "seqfuzz: contracts: learned from %llu runs, %llu states, %llu transitions | inferred "
+            "%llu, holding %llu, refuted %llu by runs and %llu by the stage | stage: %llu plans "
+            "(%llu through a transition), %llu outputs, %llu calls not made\n",
+            (unsigned long long)c.runs, (unsigned long long)c.states,
+            (unsigned long long)c.transitions, (unsigned long long)c.inferred,
+            (unsigned long long)c.holding, (unsigned long long)c.refuted_runs,
+            (unsigned long long)c.refuted_stage, (unsigned long long)c.plans,
+            (unsigned long long)c.plans_via, (unsigned long long)s.contract_outputs,
+            (unsigned long long)c.not_made);
+  }
   if (!G.remote) return;
   const sf_solver_stats v = G.solver_stats; /* as of the last step */
   fprintf(out,
@@ -318,7 +340,19 @@ static void print_stats(FILE *out) {
  * machine-readable line first (docs/workflow.md), rewritten at each tick
  * and at exit: `seqfuzz fuzz` sums them over its jobs, whose output the
  * engine's fork mode keeps to itself. */
+/* The contracts report (contracts.h) in path, replaced whole. */
+static void write_contracts(const char *path) {
+  sf_contracts *ct = G.mut ? sf_mutator_contracts(G.mut) : NULL;
+  char tmp[4200];
+  if (!ct || (size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) return;
+  FILE *f = fopen(tmp, "w");
+  if (!f) return;
+  sf_contracts_write(ct, f);
+  if (fclose(f) == 0) rename(tmp, path);
+}
+
 static void write_stats_file(void) {
+  if (G.contracts_out) write_contracts(G.contracts_out);
   const char *dir = getenv("SEQFUZZ_STATS_DIR");
   if (!dir || !G.mut) return;
   char path[4096], tmp[4200];
@@ -339,6 +373,10 @@ static void write_stats_file(void) {
           (unsigned long long)s.pool_size, sf_edges_seen(),
           (unsigned long long)G.solver_stats.attempts, (unsigned long long)G.solver_stats.flips);
   print_stats(f);
+  char cpath[4096];
+  if ((size_t)snprintf(cpath, sizeof cpath, "%s/contracts-%ld.txt", dir, (long)getpid()) <
+      sizeof cpath)
+    write_contracts(cpath);
   if (fclose(f) == 0) rename(tmp, path); /* readers never see half a file */
 }
 
@@ -477,13 +515,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (sf_mutator_interpret(G.mut, &G.seq, data, size)) return REJECT;
     }
   }
+  /* A report of the corpus's contracts (SEQFUZZ_CONTRACTS_OUT, with
+   * -runs=0 over it): the mutator learns from each input as it would when
+   * it first mutates it (its probe doubles the run's coverage counts). */
+  if (G.contracts_out && seq != sf_mutator_last_output(G.mut, hash))
+    sf_mutator_meet(G.mut, data, size);
   if (G.opt.trace) return trace_run(seq, hash);
   bool legal;
   if (G.channel) {
     /* AFL++: the mutator cannot run inputs, so every run records everything. */
     sf_cmp_trace_begin();
     sf_feedback *fb = sf_channel_record(G.channel);
-    sf_feedback_run(G.exec, seq, hash, fb);
+    if (fb->calls_wanted == hash)
+      sf_feedback_run_calls(G.exec, seq, hash, fb); /* the mutator's probe of an entry */
+    else
+      sf_feedback_run(G.exec, seq, hash, fb);
     legal = fb->status == SF_RUN_OK || fb->status == SF_RUN_ERROR_RESULT;
     /* Repeating every run would halve the speed: one input in 64, chosen by
      * its bytes (a replay of it repeats it too, sf_feedback_replay). */

@@ -176,6 +176,11 @@ static bool bounded_by_state(const sf_expr *e, uint32_t pi) {
  * none (or only non-reusable ones, half the time), a fresh one made by a
  * producer call or spliced in from the pool. False if it cannot be formed. */
 bool sf_mut_append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
+  return sf_mut_append_call_bound(m, s, fi, depth, NULL, 0);
+}
+
+bool sf_mut_append_call_bound(sf_mutator *m, sf_seq *s, uint32_t fi, int depth, const sf_arg *fixed,
+                              uint64_t fixed_mask) {
   const sf_func *f = &m->api->funcs[fi];
   sf_arg args[64];
   memset(args, 0, sizeof args);
@@ -183,6 +188,10 @@ bool sf_mut_append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
   for (uint32_t i = 0; i < f->nparams; i++) {
     const sf_param *p = &f->params[i];
     if (!sf_param_is_input(p)) continue;
+    if (i < 64 && (fixed_mask >> i & 1)) {
+      args[i] = fixed[i];
+      continue;
+    }
     if (p->kind == SF_HANDLE) {
       uint32_t n = sf_mut_legal_candidates(m, f, args, i, i, true);
       if ((p->flags & SF_P_NULLABLE) && (n == 0 || sf_rng_chance(&m->rng, 1, 10))) {
@@ -226,7 +235,7 @@ bool sf_mut_append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
        tries++) {
     for (uint32_t i = 0; i < f->nparams; i++) {
       const sf_param *p = &f->params[i];
-      if (!sf_param_is_input(p)) continue;
+      if (!sf_param_is_input(p) || (i < 64 && (fixed_mask >> i & 1))) continue;
       if (p->kind == SF_HANDLE) {
         uint32_t n = sf_mut_legal_candidates(m, f, args, i, i, false);
         if (n) args[i].bits = m->cands[sf_rng_below(&m->rng, n)];

@@ -4,6 +4,7 @@
 #define SF_MUTATOR_INTERNAL_H
 
 #include "../base/sf_hash.h"
+#include "../contracts/contracts.h"
 #include "../base/sf_rng.h"
 #include "mutate.h"
 #include "pool.h"
@@ -11,6 +12,7 @@
 
 #define DANGLING           (UINT64_MAX - 1) /* a value id that repair will treat as gone */
 #define MAX_PRODUCER_DEPTH 3
+#define SF_STATEFUL_PROBES 256
 
 struct sf_mutator {
   const sf_api *api;
@@ -68,6 +70,18 @@ struct sf_mutator {
   /* Values the target compared mocks' answers with (run records), a ring. */
   uint64_t answervals[64];
   uint32_t nanswervals, answernext;
+  /* Stateful testing (stateful.c; NULL: off). */
+  sf_contracts *contracts;
+  sf_seq learn_seq;
+  double last_new; /* when the last new input came (seconds) */
+  sf_contract_plan plan;
+  bool plan_pending; /* the plan's output is to be run: its record tells the outcome */
+  uint64_t plan_hash;
+  uint32_t plan_call;                  /* the plan's call in its output */
+  uint64_t calls_wanted; /* AFL++: the last output (its hash) is a probe... */
+  uint64_t probe_entry;  /* ... of this entry */
+  uint64_t probes[SF_STATEFUL_PROBES]; /* AFL++: entries to probe */
+  uint32_t nprobes;
   sf_schedule sched;    /* which mutation next (schedule.h) */
   sf_mutation last_mut; /* the mutation that made m->next */
 };
@@ -85,6 +99,19 @@ int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param 
  * occur, -1 on OOM. */
 int sf_mut_replace_answer(sf_mutator *m, sf_seq *s, sf_arg *a, const uint64_t pair[2]);
 
+/* mutate.c: repair, bound and encode s into out (its size; 0: none fits);
+ * emit it unless emitted before (false: ask for another); count it. */
+size_t sf_mut_finish(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size);
+bool sf_mut_accept(sf_mutator *m, const uint8_t *out, size_t *n, bool last_try);
+void sf_mut_count_output(sf_mutator *m, const uint8_t *out, size_t n, size_t in);
+
+/* stateful.c: the stateful testing stage (contracts/contracts.h). */
+void sf_mut_stateful_learn(sf_mutator *m, uint64_t hash, const uint8_t *d, size_t n,
+                           const sf_feedback *fb);
+void sf_mut_stateful_new_input(sf_mutator *m, uint64_t hash, const sf_feedback *fb);
+size_t sf_mut_stateful_stage(sf_mutator *m, uint8_t *out, size_t max_size);
+void sf_mut_stateful_note_run(sf_mutator *m, const sf_feedback *fb);
+
 /* build.c: building sequences call by call, with lifetimes and reusable flags. */
 void sf_mut_set_reus(sf_mutator *m, uint32_t vid, uint8_t flag);
 uint32_t sf_mut_candidates(sf_mutator *m, uint32_t htype);
@@ -95,6 +122,9 @@ int sf_mut_copy_calls(sf_mutator *m, sf_seq *dst, const sf_seq *src, uint32_t fr
                       uint64_t *map, const uint8_t *src_reus, uint32_t nsrc_reus);
 uint32_t sf_mut_choose_value(sf_mutator *m, uint32_t n);
 bool sf_mut_append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth);
+/* The same with the arguments of fixed_mask's parameters given (fixed[i]). */
+bool sf_mut_append_call_bound(sf_mutator *m, sf_seq *s, uint32_t fi, int depth, const sf_arg *fixed,
+                              uint64_t fixed_mask);
 uint32_t sf_mut_random_func(sf_mutator *m);
 void sf_mut_begin_next(sf_mutator *m);
 

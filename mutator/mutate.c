@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/sf_clock.h"
 #include "internal.h"
 
 sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
@@ -17,6 +18,12 @@ sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
   m->last_op = "none";
   sf_sched_init(&m->sched, !m->opt.no_adaptive);
   m->pool = sf_pool_new(4096, !m->opt.no_equivalence);
+  if (m->opt.contracts_percent) {
+    m->contracts = sf_contracts_new(api);
+    if (!m->contracts) goto oom;
+    sf_seq_init(&m->learn_seq, api);
+    m->last_new = sf_seconds_now();
+  }
   m->emitted = sf_hashset_new(1 << 16);
   m->cmpseen = sf_hashset_new(1 << 12);
   if (!m->pool || !m->emitted) goto oom;
@@ -60,6 +67,8 @@ void sf_mutator_free(sf_mutator *m) {
   sf_buf_free(&m->enc);
   free(m->cands);
   sf_pool_free(m->pool);
+  sf_contracts_free(m->contracts);
+  sf_seq_free(&m->learn_seq);
   sf_hashset_free(m->emitted);
   sf_hashset_free(m->cmpseen);
   free(m->cur_reus);
@@ -80,7 +89,16 @@ void sf_mutator_set_runner(sf_mutator *m, sf_mutator_runner run, void *ctx) {
   m->runner_ctx = ctx;
 }
 
+struct sf_contracts *sf_mutator_contracts(sf_mutator *m) {
+  return m->contracts;
+}
+
+uint64_t sf_mutator_calls_wanted(const sf_mutator *m) {
+  return m->calls_wanted;
+}
+
 void sf_mutator_note_run(sf_mutator *m, const sf_feedback *fb) {
+  sf_mut_stateful_note_run(m, fb);
   /* Only what legality needs: the states, if any, are not used for inputs
    * that are not in the pool. */
   memcpy(&m->noted, fb, offsetof(sf_feedback, state)); /* not the 2 KiB of states */
@@ -126,6 +144,8 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
     sf_sched_new_input(&m->sched, h, reached_new_code(&m->scratch)); /* credit its mutation */
     e = sf_pool_add(m->pool, d, n, &m->scratch);
     sf_mut_absorb_cmp(m, &m->scratch);
+    sf_mut_stateful_new_input(m, h, &m->scratch);
+    sf_mut_stateful_learn(m, h, d, n, &m->scratch);
     queue_answer_trials(m, e);
   }
   *legal = e ? e->legal_calls : SF_LEGAL_UNKNOWN;
@@ -133,12 +153,20 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
   return e;
 }
 
+void sf_mutator_meet(sf_mutator *m, const uint8_t *data, size_t size) {
+  uint32_t legal;
+  bool fails_last;
+  know_input(m, data, size, sf_feedback_input_hash(data, size), &legal, &fails_last);
+}
+
 void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const sf_feedback *fb) {
   uint64_t h = sf_feedback_input_hash(data, size);
   bool is_new = !sf_pool_find(m->pool, h);
   if (is_new) sf_sched_new_input(&m->sched, h, !sf_feedback_valid(fb, h) || reached_new_code(fb));
   const sf_pool_entry *e = sf_pool_add(m->pool, data, size, fb);
+  if (e && is_new) sf_mut_stateful_new_input(m, h, fb);
   if (e && sf_feedback_valid(fb, h)) {
+    if (is_new) sf_mut_stateful_learn(m, h, data, size, fb);
     sf_mut_absorb_cmp(m, fb);
     if (is_new) queue_answer_trials(m, e);
   }
@@ -478,7 +506,7 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
 }
 
 /* Repair, bound the length, encode into out. */
-static size_t finish(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size) {
+size_t sf_mut_finish(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size) {
   if (max_size < SF_HEADER_SIZE) return 0;
   /* Most candidates are valid as built; repairing copies the whole sequence. */
   if (sf_seq_validate(s, NULL, 0) != 0) {
@@ -503,7 +531,7 @@ static size_t finish(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size) {
 /* Emit out unless it was emitted before (equivalence pruning (a)); returns
  * false to ask for another candidate. On the last try a repeat is emitted,
  * or with skip_repeats dropped (*n set to 0). */
-static bool accept_candidate(sf_mutator *m, const uint8_t *out, size_t *n, bool last_try) {
+bool sf_mut_accept(sf_mutator *m, const uint8_t *out, size_t *n, bool last_try) {
   m->stats.candidates++;
   if (*n == 0 || m->opt.no_equivalence) return true;
   if (sf_hashset_insert(m->emitted, sf_hash_bytes(out, *n, 0))) return true;
@@ -513,7 +541,7 @@ static bool accept_candidate(sf_mutator *m, const uint8_t *out, size_t *n, bool 
 }
 
 /* n: the output's size; in: the size of the input it was made from. */
-static void count_output(sf_mutator *m, const uint8_t *out, size_t n, size_t in) {
+void sf_mut_count_output(sf_mutator *m, const uint8_t *out, size_t n, size_t in) {
   if (!n) return;
   m->stats.mutations++;
   m->stats.calls_emitted += m->next.ncalls;
@@ -570,10 +598,10 @@ static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, size_t in_size,
     }
     if (rc) sf_seq_clear(&m->next);
     m->last_mut = op;
-    n = finish(m, &m->next, out, max_size);
-    if (accept_candidate(m, out, &n, t == CANDIDATE_TRIES - 1)) break;
+    n = sf_mut_finish(m, &m->next, out, max_size);
+    if (sf_mut_accept(m, out, &n, t == CANDIDATE_TRIES - 1)) break;
   }
-  count_output(m, out, n, in_size);
+  sf_mut_count_output(m, out, n, in_size);
   return n;
 }
 
@@ -593,9 +621,9 @@ static size_t next_answer_trial(sf_mutator *m, uint8_t *out, size_t max_size) {
     if (answer_to_state(m, &m->next, pair) != 1) continue;
     m->last_op = "answer-trial";
     m->last_mut = SF_MUT_CHANGE;
-    size_t n = finish(m, &m->next, out, max_size);
-    if (!accept_candidate(m, out, &n, false)) continue;
-    count_output(m, out, n, e->size);
+    size_t n = sf_mut_finish(m, &m->next, out, max_size);
+    if (!sf_mut_accept(m, out, &n, false)) continue;
+    sf_mut_count_output(m, out, n, e->size);
     m->stats.answer_trials++;
     return n;
   }
@@ -605,7 +633,9 @@ static size_t next_answer_trial(sf_mutator *m, uint8_t *out, size_t max_size) {
 size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_t *out,
                          size_t max_size, uint64_t seed) {
   sf_rng_seed(&m->rng, seed);
-  size_t n = next_answer_trial(m, out, max_size);
+  size_t n = sf_mut_stateful_stage(m, out, max_size);
+  if (n) return n;
+  n = next_answer_trial(m, out, max_size);
   if (n) return n;
   load_input(m, data, size);
   return mutate_loaded(m, next_mutation(m, false), size, out, max_size);
@@ -642,10 +672,10 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
   m->last_mut = SF_MUT_CROSSOVER;
   for (int t = 0; t < CANDIDATE_TRIES; t++) {
     if (splice(m, oreus, noreus)) sf_seq_clear(&m->next);
-    n = finish(m, &m->next, out, max_size);
-    if (accept_candidate(m, out, &n, t == CANDIDATE_TRIES - 1)) break;
+    n = sf_mut_finish(m, &m->next, out, max_size);
+    if (sf_mut_accept(m, out, &n, t == CANDIDATE_TRIES - 1)) break;
   }
   free(copy);
-  count_output(m, out, n, s1);
+  sf_mut_count_output(m, out, n, s1);
   return n;
 }

@@ -62,6 +62,14 @@ typedef struct sf_mutator_options {
    * observe (AFL++'s target does, every run), so their replays must too. */
   bool observed_outputs;
   sf_mutation only; /* apply just this mutation (tests, ablations) */
+  /* Stateful testing (contracts/contracts.h): learn contracts from runs that
+   * record calls (the runner's probes must then record them:
+   * sf_feedback_run_calls), and while coverage stalls spend up to this
+   * percent of the outputs on calls that break them. 0: off. */
+  uint32_t contracts_percent;
+  /* AFL++ (no runner): run each new entry once more as an output, asking
+   * the target to record calls (sf_mutator_calls_wanted). */
+  bool probe_outputs;
 } sf_mutator_options;
 
 /* What the mutator did so far (for the statistics lines). */
@@ -74,6 +82,7 @@ typedef struct sf_mutator_stats {
   uint64_t probes;         /* inputs run by the runner to learn their states */
   uint64_t answer_trials;  /* outputs where a mock's answer became what it was compared with */
   uint64_t pool_size, states_seen;
+  uint64_t contract_outputs; /* outputs made by the stateful testing stage */
   /* Per mutation: outputs, and outputs that came back as new inputs that
    * reached new code (or where the build cannot tell). */
   uint64_t tried[SF_MUT_COUNT], found[SF_MUT_COUNT];
@@ -106,11 +115,23 @@ void sf_mutator_note_run(sf_mutator *m, const sf_feedback *fb);
  * sf_feedback_input_hash (saves the harness decoding it); else NULL. Valid
  * until the next call into the mutator. */
 const sf_seq *sf_mutator_last_output(const sf_mutator *m, uint64_t hash);
+/* Learn what the runner tells of an input now, as when it is first
+ * mutated (a probe run if it is new to the pool). */
+void sf_mutator_meet(sf_mutator *m, const uint8_t *data, size_t size);
 /* A new corpus entry with the record of its run (fb may be NULL: unknown). */
 void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const sf_feedback *fb);
 void sf_mutator_get_stats(const sf_mutator *m, sf_mutator_stats *st);
 /* Name of the last mutation applied ("extend", "splice", ...). */
 const char *sf_mutator_last_op(const sf_mutator *m);
+
+/* The stateful testing stage's contracts (NULL when off): statistics and
+ * the report (contracts/contracts.h). */
+struct sf_contracts *sf_mutator_contracts(sf_mutator *m);
+
+/* AFL++: the hash of the input whose next run must record calls (the
+ * mutator's last output is a probe of it), else 0: written into the shared
+ * record's calls_wanted for the target. */
+uint64_t sf_mutator_calls_wanted(const sf_mutator *m);
 
 /* Mutate data (any bytes) into out. Returns the output size; 0 if no valid
  * output fits in max_size (max_size < SF_HEADER_SIZE), or with skip_repeats

@@ -134,7 +134,7 @@ static void test_kept_string(void **state) {
   parse_seq_ok(&f->s, f->api,
                "h1 = obj_new(1); obj_keep(h1, \"hello\"); obj_new(2); obj_kept_len(h1);");
   int64_t ret = 0;
-  sf_exec_hooks hooks = {&ret, last_ret, NULL};
+  sf_exec_hooks hooks = {&ret, last_ret, NULL, NULL};
   sf_run_result r;
   assert_int_equal(sf_exec_run(f->x, &f->s, &hooks, &r), SF_RUN_OK);
   assert_int_equal(ret, 5);
@@ -150,7 +150,7 @@ static void test_released_results(void **state) {
   fixture *f = *state;
   parse_seq_ok(&f->s, f->api, "h1 = obj_new(42); obj_name(h1); obj_name(h1);");
   char seen[64] = "";
-  sf_exec_hooks hooks = {seen, capture, NULL};
+  sf_exec_hooks hooks = {seen, capture, NULL, NULL};
   sf_run_result r;
   assert_int_equal(sf_exec_run(f->x, &f->s, &hooks, &r), SF_RUN_OK);
   assert_string_equal(seen, "obj-42");
@@ -398,7 +398,7 @@ static void run_lib(const char *api_text, const char *seq, oracle_mode mode, rep
   sf_seq s;
   sf_seq_init(&s, api);
   parse_seq_ok(&s, api, seq);
-  sf_exec_hooks hooks = {NULL, NULL, check_values};
+  sf_exec_hooks hooks = {NULL, NULL, check_values, NULL};
   sf_run_result res;
   sf_exec_run(x, &s, mode == GENERIC ? &hooks : NULL, &res);
   if (mode == REPEAT) sf_exec_check_repeat(x, &s);
