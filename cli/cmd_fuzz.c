@@ -449,7 +449,8 @@ static int start_engine(campaign *c) {
       argv[na] = NULL;
       /* The mutator's own statistics lines, per instance. */
       env[ne] = STR("SEQFUZZ_STATS_FILE=%s/afl-%s.log", c->stats_dir, name);
-      env[ne + 1] = NULL;
+      env[ne + 1] = STR("SEQFUZZ_CONTRACTS_OUT=%s/contracts-afl-%s.txt", c->stats_dir, name);
+      env[ne + 2] = NULL;
       char *log = STR("%s/afl-%s.log", c->run, name);
       unlink(log);
       fz_spawn_opts o = {.env = env, .out = log, .err = log, .pgid = c->pgid};
@@ -942,6 +943,7 @@ static int fuzz(campaign *c, int argc, char **argv) {
   sf_buf_putc(&stats, 0);
   write_text(c->run, "stats.txt", stats.data ? (const char *)stats.data : "");
   sf_buf_free(&stats);
+  fz_best_contracts(c->stats_dir, c->run);
 
   sf_buf summary = {0};
   if (finish(c, &summary) != 0) rc = CLI_EXIT_ERROR;

@@ -1,6 +1,7 @@
 /* The process, file and statistics helpers of `seqfuzz fuzz` (fuzz_run.h). */
 #define _GNU_SOURCE
 #include "fuzz_run.h"
+#include "cli.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -482,4 +483,40 @@ size_t fz_collect_afl(const char *sync_dir, const char *dest, bool queue) {
   collect c = {.dest = dest, .queue = queue};
   each_instance(sync_dir, collect_instance, &c);
   return c.added;
+}
+
+void fz_best_contracts(const char *stats_dir, const char *run) {
+  DIR *d = opendir(stats_dir);
+  if (!d) return;
+  char *best = NULL;
+  unsigned long long best_runs = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (strncmp(e->d_name, "contracts-", 10) != 0) continue;
+    char *path = fz_printf("%s/%s", stats_dir, e->d_name);
+    FILE *f = path ? fopen(path, "r") : NULL;
+    unsigned long long runs = 0;
+    /* The first line: "# seqfuzz contracts: inferred from N runs ..." */
+    if (f && fscanf(f, "# seqfuzz contracts: inferred from %llu runs", &runs) == 1 &&
+        (!best || runs > best_runs)) {
+      free(best);
+      best = path;
+      best_runs = runs;
+      path = NULL;
+    }
+    if (f) fclose(f);
+    free(path);
+  }
+  closedir(d);
+  if (!best) return;
+  sf_buf text = {0};
+  char *out = fz_printf("%s/contracts.txt", run);
+  FILE *f = out && cli_read_file(best, &text) == 0 ? fopen(out, "w") : NULL;
+  if (f) {
+    fwrite(text.data, 1, text.len, f);
+    fclose(f);
+  }
+  sf_buf_free(&text);
+  free(out);
+  free(best);
 }

@@ -84,6 +84,9 @@ bool fz_read_afl_mutators(const char *stats_dir, double *pruned_illegal, double 
                           uint64_t *flips);
 /* The last line of each STATS_DIR/afl-NAME.log, as "NAME: seqfuzz: ...". */
 void fz_afl_mutator_lines(const char *stats_dir, sf_buf *out);
+/* RUN/contracts.txt: the stateful testing stage's report (contracts-*.txt in
+ * stats_dir, one per process) learned from the most runs; none if none. */
+void fz_best_contracts(const char *stats_dir, const char *run);
 /* Crash inputs of every instance (SYNC/NAME/crashes/id*) not yet in
  * crashes, linked (or copied) there as NAME-id...; the queue the same way
  * into a corpus directory when queue is true. Returns how many were added. */

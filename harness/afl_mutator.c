@@ -46,6 +46,7 @@ typedef struct afl_seqfuzz {
   sf_solver_stats solver_stats;
   sf_buf solved;
   sf_solver_budget budget;
+  const char *contracts_out; /* SEQFUZZ_CONTRACTS_OUT: the contracts report */
 } afl_seqfuzz;
 
 void afl_custom_deinit(void *data);
@@ -83,6 +84,7 @@ void *afl_custom_init(void *afl, unsigned int seed) {
   st->channel = sf_channel_create(); /* no feedback if it fails: still works */
   st->seed = seed;
   st->stats_every = opt.stats;
+  st->contracts_out = opt.contracts ? getenv("SEQFUZZ_CONTRACTS_OUT") : NULL;
   const char *sf = getenv("SEQFUZZ_STATS_FILE");
   if (sf) st->stats_file = fopen(sf, "w");
   if (!st->mut) {
@@ -142,6 +144,15 @@ static void write_stats(afl_seqfuzz *st) {
   if (st->stats_file) {
     fprintf(st->stats_file, "%ld %s\n", (long)time(NULL), st->introspection);
     fflush(st->stats_file);
+  }
+  char tmp[4200];
+  if (ct && st->contracts_out &&
+      (size_t)snprintf(tmp, sizeof tmp, "%s.tmp", st->contracts_out) < sizeof tmp) {
+    FILE *f = fopen(tmp, "w");
+    if (f) {
+      sf_contracts_write(ct, f);
+      if (fclose(f) == 0) rename(tmp, st->contracts_out);
+    }
   }
 }
 
@@ -282,10 +293,8 @@ const char *afl_custom_introspection(void *data) {
 void afl_custom_deinit(void *data) {
   afl_seqfuzz *st = data;
   if (!st) return;
-  if (st->stats_file) {
-    write_stats(st);
-    fclose(st->stats_file);
-  }
+  if (st->stats_file || st->contracts_out) write_stats(st);
+  if (st->stats_file) fclose(st->stats_file);
   sf_channel_close(st->channel);
   sf_solver_client_free(st->solver);
   sf_buf_free(&st->solved);

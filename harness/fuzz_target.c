@@ -52,6 +52,7 @@ static struct {
   uint64_t execs, illegal, foreign;
   uint64_t known_hits;       /* runs stopped before a known bug (harness/known.h) */
   const char *contracts_out; /* SEQFUZZ_CONTRACTS_OUT: the contracts report, kept current */
+  bool mutated;              /* the engine asked for a mutation */
   sf_known *known;           /* SEQFUZZ_KNOWN's patterns, or NULL */
   const char *known_dir;
   struct timespec known_mtime; /* the directory's, when loaded */
@@ -373,9 +374,10 @@ static void write_stats_file(void) {
           (unsigned long long)s.pool_size, sf_edges_seen(),
           (unsigned long long)G.solver_stats.attempts, (unsigned long long)G.solver_stats.flips);
   print_stats(f);
+  /* The contracts of processes that fuzzed (not of triage's or replays'). */
   char cpath[4096];
-  if ((size_t)snprintf(cpath, sizeof cpath, "%s/contracts-%ld.txt", dir, (long)getpid()) <
-      sizeof cpath)
+  if (s.mutations && (size_t)snprintf(cpath, sizeof cpath, "%s/contracts-%ld.txt", dir,
+                                      (long)getpid()) < sizeof cpath)
     write_contracts(cpath);
   if (fclose(f) == 0) rename(tmp, path); /* readers never see half a file */
 }
@@ -516,10 +518,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   /* A report of the corpus's contracts (SEQFUZZ_CONTRACTS_OUT, with
-   * -runs=0 over it): the mutator learns from each input as it would when
-   * it first mutates it (its probe doubles the run's coverage counts). */
-  if (G.contracts_out && seq != sf_mutator_last_output(G.mut, hash))
-    sf_mutator_meet(G.mut, data, size);
+   * -runs=0 over it): while the engine loads the corpus (no mutation yet),
+   * the mutator learns from each input as it would when it first mutates
+   * it (its probe doubles the run's coverage counts). */
+  if (G.contracts_out && !G.mutated) sf_mutator_meet(G.mut, data, size);
   if (G.opt.trace) return trace_run(seq, hash);
   bool legal;
   if (G.channel) {
@@ -566,6 +568,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
     out = p;
     outcap = max_size;
   }
+  G.mutated = true;
   size_t n = sf_mutator_mutate(G.mut, data, size, out, max_size, seed);
   if (!n) return 0; /* only repeats: libFuzzer asks again rather than run one */
   memcpy(data, out, n);
@@ -575,5 +578,6 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2, size_t s2,
                                  uint8_t *out, size_t max_out, unsigned int seed) {
   init_once();
+  G.mutated = true;
   return sf_mutator_crossover(G.mut, d1, s1, d2, s2, out, max_out, seed);
 }

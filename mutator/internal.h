@@ -73,13 +73,13 @@ struct sf_mutator {
   /* Stateful testing (stateful.c; NULL: off). */
   sf_contracts *contracts;
   sf_seq learn_seq;
-  double last_new; /* when the last new input came (seconds) */
+  uint64_t last_new; /* outputs made when the last entry reaching new edges came */
   sf_contract_plan plan;
   bool plan_pending; /* the plan's output is to be run: its record tells the outcome */
   uint64_t plan_hash;
   uint32_t plan_call;                  /* the plan's call in its output */
-  uint64_t calls_wanted; /* AFL++: the last output (its hash) is a probe... */
-  uint64_t probe_entry;  /* ... of this entry */
+  uint64_t calls_wanted;               /* AFL++: the last output (its hash) is a probe... */
+  uint64_t probe_entry;                /* ... of this entry */
   uint64_t probes[SF_STATEFUL_PROBES]; /* AFL++: entries to probe */
   uint32_t nprobes;
   sf_schedule sched;    /* which mutation next (schedule.h) */

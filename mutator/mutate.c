@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/sf_clock.h"
 #include "internal.h"
 
 sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
@@ -22,7 +21,6 @@ sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
     m->contracts = sf_contracts_new(api);
     if (!m->contracts) goto oom;
     sf_seq_init(&m->learn_seq, api);
-    m->last_new = sf_seconds_now();
   }
   m->emitted = sf_hashset_new(1 << 16);
   m->cmpseen = sf_hashset_new(1 << 12);

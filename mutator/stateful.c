@@ -4,10 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/sf_clock.h"
 #include "internal.h"
 
-#define STALL_SECONDS 2.0 /* no new corpus entry for this long: coverage stalls */
+/* Coverage stalls when no entry reached a new edge for this many outputs
+ * (counted, not timed: a run with a fixed seed stays reproducible). */
+#define STALL_OUTPUTS 10000
 
 void sf_mut_stateful_learn(sf_mutator *m, uint64_t hash, const uint8_t *d, size_t n,
                            const sf_feedback *fb) {
@@ -21,7 +22,7 @@ void sf_mut_stateful_new_input(sf_mutator *m, uint64_t hash, const sf_feedback *
   bool valid = sf_feedback_valid(fb, hash);
   /* Coverage grows while entries reach new code (where the build cannot
    * tell, every entry counts). */
-  if (!valid || fb->new_edges) m->last_new = sf_seconds_now();
+  if (!valid || fb->new_edges) m->last_new = m->stats.mutations;
   /* AFL++: an entry whose record has no calls is run once more, recording
    * them (the target does when calls_wanted names it). */
   if (m->opt.probe_outputs && (!valid || !fb->nobs) && m->nprobes < SF_STATEFUL_PROBES)
@@ -138,7 +139,7 @@ size_t sf_mut_stateful_stage(sf_mutator *m, uint8_t *out, size_t max_size) {
   size_t n = next_probe(m, out, max_size);
   if (n) return n;
   /* While coverage stalls, within the stage's share of the outputs. */
-  if (m->plan_pending || sf_seconds_now() - m->last_new < STALL_SECONDS) return 0;
+  if (m->plan_pending || m->stats.mutations - m->last_new < STALL_OUTPUTS) return 0;
   if (m->stats.contract_outputs * 100 > (m->stats.mutations + 1) * m->opt.contracts_percent)
     return 0;
   sf_contract_plan p;
