@@ -5,8 +5,10 @@
 #
 #   bench/contracts.sh [--seeds N] [--limit SECONDS] [--seconds SECONDS] [--real SECONDS]
 #
-#  1. Bugs: the demo (kvstore) and the search benchmark's eight libraries
-#     (bench/search): seconds to the first crash, at most
+#  1. Bugs: the demo (kvstore), tests/statelib (the stage's test library: a
+#     bug behind a state random extension rarely calls the function in) and
+#     the search benchmark's eight libraries (bench/search): seconds to the
+#     first crash, at most
 #     --limit (default 60; not found counts as the limit).
 #  2. Coverage after --seconds (default 30) on the same libraries' builds
 #     without the bug: the edges libFuzzer counted at the end.
@@ -34,7 +36,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 libs=$(sed -n 's/^set(SEARCH_LIBS \(.*\))$/\1/p' "$root/bench/search/CMakeLists.txt")
-targets=(kvstore_fuzzer kvstore_fixed_fuzzer)
+targets=(kvstore_fuzzer kvstore_fixed_fuzzer statelib_fuzzer statelib_nobugs_fuzzer)
 for lib in $libs; do targets+=("search_${lib}_fuzzer" "search_${lib}_nobug_fuzzer"); done
 cmake -S "$root" -B "$root/build" >/dev/null
 cmake --build "$root/build" -j"$(nproc)" --target seqfuzz "${targets[@]}" >/dev/null
@@ -47,6 +49,7 @@ done
 fuzzer_path() {
   case "$1" in
   kvstore*) echo "$root/build/$1" ;;
+  statelib*) echo "$root/build/tests/$1" ;;
   *) echo "$root/build/bench/search/$1" ;;
   esac
 }
@@ -89,9 +92,9 @@ row() {
   printf '%-10s | %-36s | %-36s\n' library "stage off" "stage on"
 } | tee "$result"
 found_off=0 found_on=0 total=0
-for lib in kvstore $libs; do
+for lib in kvstore statelib $libs; do
   case $lib in
-  kvstore) bug=kvstore_fuzzer ;;
+  kvstore | statelib) bug=${lib}_fuzzer ;;
   *) bug=search_${lib}_fuzzer ;;
   esac
   off="" on=""
@@ -116,9 +119,10 @@ echo "found: stage off $found_off of $total runs, stage on $found_on of $total" 
   echo "2. edges after $secs s, builds without the bug (median: seeds)"
   printf '%-10s | %-36s | %-36s\n' library "stage off" "stage on"
 } | tee -a "$result"
-for lib in kvstore $libs; do
+for lib in kvstore statelib $libs; do
   case $lib in
   kvstore) fz=kvstore_fixed_fuzzer ;;
+  statelib) fz=statelib_nobugs_fuzzer ;;
   *) fz=search_${lib}_nobug_fuzzer ;;
   esac
   off="" on=""
