@@ -460,7 +460,7 @@ static void derive(sf_contracts *c, uint32_t fi) {
         /* Bounds of a count or a size, not of a hash; and not the floor of
          * an unsigned answer (nothing is below it). */
         bool small = v->varied && (uint64_t)v->max - (uint64_t)v->min <= SMALL_RANGE;
-        if (small && (v->min > 0 || c->tobs[sl->htype].is_signed[q])) {
+        if (small && (v->min > 0 || (v->min < 0 && c->tobs[sl->htype].is_signed[q]))) {
           k = make(fi, CT_PRE_GE, si, q);
           k.c = v->min;
           propose(c, fs, k, v->n);
@@ -470,7 +470,7 @@ static void derive(sf_contracts *c, uint32_t fi) {
           k.c = v->max;
           propose(c, fs, k, v->n);
         }
-        for (uint32_t j = 0; j < fs->nargs; j++) {
+        for (uint32_t j = 0; j < fs->nargs && (small || !v->varied); j++) {
           const pair_sum *p = &fs->arg_pre[j][si][q];
           if (p->n < SF_CONTRACT_SUPPORT || p->mask == REL_ALL) continue;
           k = make(fi, CT_ARG_REL, si, q);
@@ -489,7 +489,8 @@ static void derive(sf_contracts *c, uint32_t fi) {
         propose(c, fs, k, v->n);
       }
       const pair_sum *p = &fs->post_pre[si][q];
-      if (!v->varied && fs->pre[si][q].n && !fs->pre[si][q].varied) continue; /* both constants */
+      /* A constant after the call says the rest; a hash compares with nothing. */
+      if (!v->varied || (uint64_t)v->max - (uint64_t)v->min > SMALL_RANGE) continue;
       if (p->n >= SF_CONTRACT_SUPPORT && !p->delta_varied) {
         contract k = make(fi, CT_POST_DELTA, si, q);
         k.c = p->delta;
