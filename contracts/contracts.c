@@ -460,6 +460,8 @@ static void derive(sf_contracts *c, uint32_t fi) {
         /* Bounds of a count or a size, not of a hash; and not the floor of
          * an unsigned answer (nothing is below it). */
         bool small = v->varied && (uint64_t)v->max - (uint64_t)v->min <= SMALL_RANGE;
+        /* Arguments compare with counts and sizes, not flags or constants. */
+        bool counts = small && (uint64_t)v->max - (uint64_t)v->min >= 2;
         if (small && (v->min > 0 || (v->min < 0 && c->tobs[sl->htype].is_signed[q]))) {
           k = make(fi, CT_PRE_GE, si, q);
           k.c = v->min;
@@ -470,7 +472,7 @@ static void derive(sf_contracts *c, uint32_t fi) {
           k.c = v->max;
           propose(c, fs, k, v->n);
         }
-        for (uint32_t j = 0; j < fs->nargs && (small || !v->varied); j++) {
+        for (uint32_t j = 0; j < fs->nargs && counts; j++) {
           const pair_sum *p = &fs->arg_pre[j][si][q];
           if (p->n < SF_CONTRACT_SUPPORT || p->mask == REL_ALL) continue;
           k = make(fi, CT_ARG_REL, si, q);
@@ -500,7 +502,7 @@ static void derive(sf_contracts *c, uint32_t fi) {
         k.rel = p->mask;
         propose(c, fs, k, p->n);
       }
-      for (uint32_t j = 0; j < fs->nargs; j++) {
+      for (uint32_t j = 0; j < fs->nargs && (uint64_t)v->max - (uint64_t)v->min >= 2; j++) {
         const pair_sum *pa = &fs->post_arg[si][q][j];
         if (pa->n < SF_CONTRACT_SUPPORT || pa->mask == REL_ALL) continue;
         contract k = make(fi, CT_POST_ARG_REL, si, q);
