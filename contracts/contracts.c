@@ -677,22 +677,24 @@ static bool try_plan(sf_contracts *c, uint32_t idx, uint64_t r, sf_entry_alive_f
   return true;
 }
 
+/* A precondition that holds, not tried too often, and not found without a
+ * state to plan from since the store last changed. */
+static bool plannable(const sf_contracts *c, const contract *k) {
+  return k->status == CT_HOLDS && is_precondition(k) && k->tries < MAX_TRIES &&
+         k->miss_version != c->store_version + 1;
+}
+
 int sf_contracts_plan(sf_contracts *c, uint64_t r, sf_entry_alive_fn alive, void *ctx,
                       sf_contract_plan *plan) {
   derive_dirty(c);
   uint32_t n = 0;
-  for (uint32_t i = 0; i < c->nct; i++) {
-    const contract *k = &c->ct[i];
-    n += k->status == CT_HOLDS && is_precondition(k) && k->tries < MAX_TRIES &&
-         k->miss_version != c->store_version + 1;
-  }
+  for (uint32_t i = 0; i < c->nct; i++)
+    n += plannable(c, &c->ct[i]);
   if (!n) return -1;
   uint64_t start = r % n;
   for (uint32_t i = 0, seen = 0; i < c->nct; i++) {
     contract *k = &c->ct[(i + (uint32_t)start) % c->nct];
-    if (!(k->status == CT_HOLDS && is_precondition(k) && k->tries < MAX_TRIES &&
-          k->miss_version != c->store_version + 1))
-      continue;
+    if (!plannable(c, k)) continue;
     seen++;
     uint32_t idx = (uint32_t)(k - c->ct);
     if (try_plan(c, idx, sf_hash_mix(r, seen), alive, ctx, plan)) {
