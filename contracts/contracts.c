@@ -831,3 +831,13 @@ void sf_contracts_write(sf_contracts *c, FILE *out) {
       }
   }
 }
+
+int sf_contracts_save(sf_contracts *c, const char *path) {
+  char tmp[4200];
+  if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) return -1;
+  FILE *f = fopen(tmp, "w");
+  if (!f) return -1;
+  sf_contracts_write(c, f);
+  if (fclose(f) != 0 || rename(tmp, path) != 0) return -1;
+  return 0;
+}

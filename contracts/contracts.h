@@ -122,5 +122,8 @@ void sf_contracts_get_stats(sf_contracts *c, sf_contracts_stats *st);
  * .api file (`requires`, `ensures`), each with its support; then the
  * refuted ones as comments with what refuted them. */
 void sf_contracts_write(sf_contracts *c, FILE *out);
+/* The same into path, replaced whole (written beside it, then renamed, so
+ * readers never see half a report). -1 when it cannot be written. */
+int sf_contracts_save(sf_contracts *c, const char *path);
 
 #endif

@@ -145,15 +145,7 @@ static void write_stats(afl_seqfuzz *st) {
     fprintf(st->stats_file, "%ld %s\n", (long)time(NULL), st->introspection);
     fflush(st->stats_file);
   }
-  char tmp[4200];
-  if (ct && st->contracts_out &&
-      (size_t)snprintf(tmp, sizeof tmp, "%s.tmp", st->contracts_out) < sizeof tmp) {
-    FILE *f = fopen(tmp, "w");
-    if (f) {
-      sf_contracts_write(ct, f);
-      if (fclose(f) == 0) rename(tmp, st->contracts_out);
-    }
-  }
+  if (ct && st->contracts_out) sf_contracts_save(ct, st->contracts_out);
 }
 
 static uint8_t *out_buffer(afl_seqfuzz *st, size_t max_size) {

@@ -337,21 +337,16 @@ static void print_stats(FILE *out) {
           (unsigned long long)v.confirmed, (unsigned long long)v.crashes);
 }
 
+/* The contracts report (contracts.h) in path. */
+static void write_contracts(const char *path) {
+  sf_contracts *ct = G.mut ? sf_mutator_contracts(G.mut) : NULL;
+  if (ct) sf_contracts_save(ct, path);
+}
+
 /* SEQFUZZ_STATS_DIR: this process's statistics in DIR/stats-PID.txt, a
  * machine-readable line first (docs/workflow.md), rewritten at each tick
  * and at exit: `seqfuzz fuzz` sums them over its jobs, whose output the
  * engine's fork mode keeps to itself. */
-/* The contracts report (contracts.h) in path, replaced whole. */
-static void write_contracts(const char *path) {
-  sf_contracts *ct = G.mut ? sf_mutator_contracts(G.mut) : NULL;
-  char tmp[4200];
-  if (!ct || (size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) return;
-  FILE *f = fopen(tmp, "w");
-  if (!f) return;
-  sf_contracts_write(ct, f);
-  if (fclose(f) == 0) rename(tmp, path);
-}
-
 static void write_stats_file(void) {
   if (G.contracts_out) write_contracts(G.contracts_out);
   const char *dir = getenv("SEQFUZZ_STATS_DIR");
