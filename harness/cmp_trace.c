@@ -49,11 +49,7 @@ void sf_cmp_trace_watch_answer(uint64_t answer) {
   watch_left = WATCH_WINDOW;
 }
 
-/* v (width bytes) was compared with c: is v the watched answer? Then note c. */
-NO_COV static void note_answer_cmp(uint64_t c, uint64_t v, unsigned width) {
-  uint64_t mask = width == 8 ? UINT64_MAX : (1ull << (8 * width)) - 1;
-  if (((watched ^ v) & mask) != 0 || ((c ^ v) & mask) == 0) return;
-  c &= mask;
+NO_COV static void note_answer_pair(uint64_t c) {
   for (uint32_t k = 0; k < nanswer_cmps; k++)
     if (answer_cmps[k][0] == watched && answer_cmps[k][1] == c) return;
   if (nanswer_cmps == MAX_NOTED) return;
@@ -61,9 +57,43 @@ NO_COV static void note_answer_cmp(uint64_t c, uint64_t v, unsigned width) {
   answer_cmps[nanswer_cmps++][1] = c;
 }
 
+/* v (width bytes) was compared with c: is v the watched answer? Then note c.
+ * An answer equal to what it was compared with (`r > 100` or `r == 100`
+ * with r = 100) notes its neighbours instead, as Redqueen does: the other
+ * side of that branch is one away. */
+NO_COV static void note_answer_cmp(uint64_t c, uint64_t v, unsigned width) {
+  uint64_t mask = width == 8 ? UINT64_MAX : (1ull << (8 * width)) - 1;
+  if (((watched ^ v) & mask) != 0) return;
+  if (((c ^ v) & mask) == 0) {
+    note_answer_pair((c + 1) & mask);
+    note_answer_pair((c - 1) & mask);
+    return;
+  }
+  note_answer_pair(c & mask);
+}
+
+/* Pairs handed out before, by their hash (direct-mapped): the next runs hand
+ * out new pairs first. Every entry that calls the same mock notes the same
+ * pairs first (a reader's answer compared with 0), which would fill the
+ * record before the pairs of a mock called later in the run. */
+static uint64_t handed_out[1024];
+
+static uint64_t pair_hash(const uint64_t pair[2]) {
+  uint64_t h = (pair[0] * 0x9E3779B97F4A7C15ull) ^ (pair[1] + 0x632BE59BD9B4E019ull);
+  return (h ^ (h >> 29)) * 0xBF58476D1CE4E5B9ull | 1; /* never 0: 0 is an empty slot */
+}
+
 uint32_t sf_cmp_trace_answer_cmps(uint64_t (*out)[2], uint32_t cap) {
-  uint32_t n = nanswer_cmps < cap ? nanswer_cmps : cap;
-  memcpy(out, answer_cmps, n * sizeof *out);
+  uint32_t n = 0;
+  bool taken[MAX_NOTED] = {false};
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t k = 0; k < nanswer_cmps && n < cap; k++) {
+      uint64_t h = pair_hash(answer_cmps[k]), *slot = &handed_out[h % 1024];
+      if (taken[k] || (pass == 0 && *slot == h)) continue;
+      *slot = h;
+      taken[k] = true;
+      memcpy(out[n++], answer_cmps[k], sizeof *out);
+    }
   return n;
 }
 

@@ -34,11 +34,13 @@ uint32_t sf_cmp_trace_end(uint64_t *out, uint32_t cap);
  * equal to it (in the comparison's width) with another operand notes that
  * operand as an answer the target expects (`if (hook() == 42)`), small
  * numbers included: input to state, as Redqueen does for input bytes, here
- * for the answers of mocks. */
+ * for the answers of mocks. Compared with itself (`r > 100` with r = 100),
+ * it notes the operand plus and minus one. */
 void sf_cmp_trace_watch_answer(uint64_t answer);
 /* The pairs noted so, {answer, operand} (the operand zero-extended from the
  * comparison's width; distinct pairs), at most cap copied to out; valid from
- * sf_cmp_trace_end to the next begin. */
+ * sf_cmp_trace_end to the next begin. Pairs this process has not handed out
+ * before come first. */
 uint32_t sf_cmp_trace_answer_cmps(uint64_t (*out)[2], uint32_t cap);
 
 #define SF_CMP_MAX_RECORDS     4096

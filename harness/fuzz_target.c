@@ -13,7 +13,10 @@
  * stage runs in a server process, this binary started again with
  * SEQFUZZ_SOLVER_SERVE (solver/remote.h), which serves AFL++'s mutator the
  * same way. Options: harness/options.def (environment variables). */
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,18 +129,82 @@ static sf_solver_client *solver_client(void) {
  * libFuzzer's artifacts go first, as crash-probe-HASH, marked `observed` (its
  * replays observe, as the probe did), and removed once the probe is over: a
  * crash leaves it behind, and it reproduces the crash (an observer that
- * aborts on a state a library bug made). A file write per new corpus entry,
- * not per execution. */
+ * aborts on a state a library bug made).
+ *
+ * The bytes go to one file per process, hidden (.seqfuzz-probe-PID), which
+ * is linked under the crash-probe name for the probe's time: a new file per
+ * probe cost more than the probe itself (ext4 searches for a free inode not
+ * recently deleted), a link is only a name. The hidden file is removed at
+ * exit; one a crash left behind is removed by the next process that probes
+ * in the same directory. */
+static struct {
+  int fd; /* the hidden file, -1 before the first probe (-2: links fail) */
+  char path[4200];
+} guard = {-1, ""};
+
+static void guard_remove(void) {
+  if (guard.fd >= 0) unlink(guard.path);
+}
+
+/* Remove the hidden files of processes that are gone (they crashed). */
+static void guard_sweep(void) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", G.artifact_prefix);
+  char *slash = strrchr(dir, '/');
+  const char *base = slash ? slash + 1 : dir;
+  char want[300];
+  snprintf(want, sizeof want, "%s.seqfuzz-probe-", base);
+  if (slash)
+    slash[1] = 0;
+  else
+    snprintf(dir, sizeof dir, ".");
+  DIR *d = opendir(dir);
+  if (!d) return;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (strncmp(e->d_name, want, strlen(want)) != 0) continue;
+    long pid = strtol(e->d_name + strlen(want), NULL, 10);
+    if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+    char path[8400];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    unlink(path);
+  }
+  closedir(d);
+}
+
+/* The hidden file holding exactly d[0..n), linked as G.probe_artifact; false
+ * if links cannot be made here (the caller then writes a file of its own). */
+static bool guard_link(const uint8_t *d, size_t n) {
+  if (guard.fd == -1) {
+    guard_sweep();
+    snprintf(guard.path, sizeof guard.path, "%s.seqfuzz-probe-%ld", G.artifact_prefix,
+             (long)getpid());
+    guard.fd = open(guard.path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (guard.fd < 0) return guard.fd = -2, false;
+    atexit(guard_remove);
+  }
+  if (guard.fd < 0) return false;
+  if (ftruncate(guard.fd, 0) != 0 || pwrite(guard.fd, d, n, 0) != (ssize_t)n) return false;
+  if (link(guard.path, G.probe_artifact) == 0 || errno == EEXIST) return true;
+  if (errno == EPERM || errno == EMLINK || errno == ENOTSUP) { /* no hard links here */
+    guard_remove();
+    close(guard.fd);
+    guard.fd = -2;
+  }
+  return false;
+}
+
 static void probe_guard_arm(sf_seq *seq, uint64_t hash) {
   snprintf(G.probe_artifact, sizeof G.probe_artifact, "%scrash-probe-%016llx", G.artifact_prefix,
            (unsigned long long)hash);
   sf_buf enc = {0};
   seq->observed = true;
-  int fd = sf_seq_encode(seq, &enc) == 0
-               ? open(G.probe_artifact, O_WRONLY | O_CREAT | O_TRUNC, 0644)
-               : -1;
-  if (fd < 0 || sf_write_all(fd, enc.data, enc.len) != 0) G.probe_artifact[0] = 0;
-  if (fd >= 0) close(fd);
+  if (sf_seq_encode(seq, &enc) != 0) {
+    G.probe_artifact[0] = 0;
+  } else if (!guard_link(enc.data, enc.len)) {
+    int fd = open(G.probe_artifact, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || sf_write_all(fd, enc.data, enc.len) != 0) G.probe_artifact[0] = 0;
+    if (fd >= 0) close(fd);
+  }
   sf_buf_free(&enc);
 }
 

@@ -44,7 +44,8 @@ struct sf_mutator {
     uint32_t pair;
   } answer_trials[64];
   uint32_t ntrials, next_trial;
-  bool cur_fails_last; /* cur's last call failed legally (sf_run_legal) */
+  sf_hashset *trials_seen; /* pairs queued once already */
+  bool cur_fails_last;     /* cur's last call failed legally (sf_run_legal) */
   uint8_t *reus;
   uint32_t nreus, reuscap;
   uint64_t *maps[2]; /* value maps, kept to avoid allocating per mutation */

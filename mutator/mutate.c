@@ -24,7 +24,8 @@ sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
   }
   m->emitted = sf_hashset_new(1 << 16);
   m->cmpseen = sf_hashset_new(1 << 12);
-  if (!m->pool || !m->emitted) goto oom;
+  m->trials_seen = sf_hashset_new(1 << 12);
+  if (!m->pool || !m->emitted || !m->trials_seen) goto oom;
   if (m->opt.max_calls > SF_SEQ_MAX_CALLS) m->opt.max_calls = SF_SEQ_MAX_CALLS;
   sf_seq_init(&m->cur, api);
   sf_seq_init(&m->next, api);
@@ -69,6 +70,7 @@ void sf_mutator_free(sf_mutator *m) {
   sf_seq_free(&m->learn_seq);
   sf_hashset_free(m->emitted);
   sf_hashset_free(m->cmpseen);
+  sf_hashset_free(m->trials_seen);
   free(m->cur_reus);
   free(m->reus);
   free(m->maps[0]);
@@ -112,9 +114,15 @@ static bool reached_new_code(const sf_feedback *fb) {
   return fb->new_edges != 0;
 }
 
-/* Queue a try of each of e's answer pairs (m->answer_trials). */
+/* Queue a try of each of e's answer pairs (m->answer_trials) not tried
+ * before: the same pair comes back in most entries that call the same mock
+ * (a reader's "more" compared with 0), and its try in one of them tells as
+ * much as in all (a "change" still applies it to any entry now and then). */
 static void queue_answer_trials(sf_mutator *m, const sf_pool_entry *e) {
   for (uint32_t k = 0; e && !m->opt.no_compares && k < e->nanswer_cmp; k++) {
+    if (!sf_hashset_insert(m->trials_seen, sf_hash_mix(e->answer_cmp[k][0] * 0x9E3779B97F4A7C15ull,
+                                                       e->answer_cmp[k][1])))
+      continue;
     uint32_t slot = (m->next_trial + m->ntrials) % 64;
     m->answer_trials[slot].hash = e->hash;
     m->answer_trials[slot].pair = k;

@@ -766,6 +766,32 @@ static void test_answer_trial(void **state) {
              s.ncalls == 3;
   }
   assert_true(again < 10);
+  /* Another entry with the same pair gets no trial of its own: its first
+   * output is not a queued trial (with the pair new, it is). */
+  parse_seq_ok(&s, api,
+               "h1 = box_new();\nbox_hook(h1, x\"051164\");\nbox_tick(h1);\nbox_tick(h1);\n");
+  sf_buf in2 = {0};
+  assert_int_equal(sf_seq_encode(&s, &in2), 0);
+  fake_feedback(&fb, &in2, 4, 4, 0, NULL);
+  fb.nanswer_cmp = 1;
+  fb.answer_cmp[0][0] = 0x11;
+  fb.answer_cmp[0][1] = 42;
+  sf_mutator_add_input(m, in2.data, in2.len, &fb);
+  sf_mutator_mutate(m, in2.data, in2.len, out, sizeof out, 1);
+  assert_string_not_equal(sf_mutator_last_op(m), "answer-trial");
+  parse_seq_ok(
+      &s, api,
+      "h1 = box_new();\nbox_hook(h1, x\"051164\");\nbox_tick(h1);\nbox_tick(h1);\nbox_tick(h1);\n");
+  sf_buf_reset(&in2);
+  assert_int_equal(sf_seq_encode(&s, &in2), 0);
+  fake_feedback(&fb, &in2, 5, 5, 0, NULL);
+  fb.nanswer_cmp = 1;
+  fb.answer_cmp[0][0] = 0x11;
+  fb.answer_cmp[0][1] = 43;
+  sf_mutator_add_input(m, in2.data, in2.len, &fb);
+  sf_mutator_mutate(m, in2.data, in2.len, out, sizeof out, 1);
+  assert_string_equal(sf_mutator_last_op(m), "answer-trial");
+  sf_buf_free(&in2);
   sf_mutator_free(m);
   sf_seq_free(&s);
   sf_buf_free(&in);

@@ -1,0 +1,109 @@
+/* test_cmp_trace: the answers of mocks and what the target compared them
+ * with (harness/cmp_trace.h), driven by calling the wrappers the way a
+ * library built with trace-cmp does. No engine here: the wrapped callbacks
+ * (__real_*) are this file's no-ops. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "harness/cmp_trace.h"
+
+#define NOOP2(name, T)                                                                             \
+  void __real___sanitizer_cov_trace_##name(T a, T b);                                              \
+  void __real___sanitizer_cov_trace_##name(T a, T b) {                                             \
+    (void)a;                                                                                       \
+    (void)b;                                                                                       \
+  }
+NOOP2(cmp1, uint8_t)
+NOOP2(cmp2, uint16_t)
+NOOP2(cmp4, uint32_t)
+NOOP2(cmp8, uint64_t)
+NOOP2(const_cmp1, uint8_t)
+NOOP2(const_cmp2, uint16_t)
+NOOP2(const_cmp4, uint32_t)
+NOOP2(const_cmp8, uint64_t)
+void __real___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases);
+void __real___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
+  (void)val;
+  (void)cases;
+}
+void __wrap___sanitizer_cov_trace_const_cmp4(uint32_t a, uint32_t b);
+
+/* cb_tick's checks of a hook's answer r: r > 100, r == 100, r == 42. */
+static uint32_t tick_run(uint64_t answer, uint64_t (*pairs)[2]) {
+  uint64_t consts[8];
+  sf_cmp_trace_begin();
+  sf_cmp_trace_watch_answer(answer);
+  __wrap___sanitizer_cov_trace_const_cmp4(100, (uint32_t)answer);
+  __wrap___sanitizer_cov_trace_const_cmp4(100, (uint32_t)answer);
+  if (answer != 100) __wrap___sanitizer_cov_trace_const_cmp4(42, (uint32_t)answer);
+  sf_cmp_trace_end(consts, 8);
+  return sf_cmp_trace_answer_cmps(pairs, 16);
+}
+
+static bool has_pair(uint64_t (*pairs)[2], uint32_t n, uint64_t answer, uint64_t operand) {
+  for (uint32_t k = 0; k < n; k++)
+    if (pairs[k][0] == answer && pairs[k][1] == operand) return true;
+  return false;
+}
+
+/* An answer compared with what it already is notes its neighbours: 100
+ * against 100 gives 99 and 101, not 100 (nothing to change). Another
+ * answer notes the operands as they are. */
+static void test_neighbours(void **state) {
+  (void)state;
+  uint64_t pairs[16][2];
+  uint32_t n = tick_run(100, pairs);
+  assert_int_equal(n, 2);
+  assert_true(has_pair(pairs, n, 100, 99));
+  assert_true(has_pair(pairs, n, 100, 101));
+  n = tick_run(17, pairs);
+  assert_int_equal(n, 2);
+  assert_true(has_pair(pairs, n, 17, 100));
+  assert_true(has_pair(pairs, n, 17, 42));
+}
+
+/* With more pairs than room, the ones not handed out before come first: a
+ * mock called late in a run gets its pairs through even when an earlier
+ * mock's pairs, seen in every run, would fill the room. */
+static void test_new_pairs_first(void **state) {
+  (void)state;
+  uint64_t pairs[16][2], consts[8];
+  sf_cmp_trace_begin();
+  for (uint32_t a = 1000; a < 1010; a++) { /* ten answers, each compared with 7 and 8 */
+    sf_cmp_trace_watch_answer(a);
+    __wrap___sanitizer_cov_trace_const_cmp4(7, a);
+    __wrap___sanitizer_cov_trace_const_cmp4(8, a);
+  }
+  sf_cmp_trace_end(consts, 8);
+  assert_int_equal(sf_cmp_trace_answer_cmps(pairs, 4), 4); /* 1000 and 1001's */
+  assert_true(has_pair(pairs, 4, 1000, 7));
+  assert_true(has_pair(pairs, 4, 1001, 8));
+  sf_cmp_trace_begin(); /* the same run again, and a new answer at its end */
+  for (uint32_t a = 1000; a < 1011; a++) {
+    sf_cmp_trace_watch_answer(a);
+    __wrap___sanitizer_cov_trace_const_cmp4(7, a);
+    __wrap___sanitizer_cov_trace_const_cmp4(8, a);
+  }
+  sf_cmp_trace_end(consts, 8);
+  assert_int_equal(sf_cmp_trace_answer_cmps(pairs, 4), 4);
+  assert_false(has_pair(pairs, 4, 1000, 7));
+  assert_true(has_pair(pairs, 4, 1002, 7));
+  assert_true(has_pair(pairs, 4, 1003, 8));
+  /* Once every pair was handed out, the first ones come again. */
+  for (int run = 0; run < 8; run++)
+    sf_cmp_trace_answer_cmps(pairs, 4);
+  assert_int_equal(sf_cmp_trace_answer_cmps(pairs, 4), 4);
+  assert_true(has_pair(pairs, 4, 1000, 7));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_neighbours),
+      cmocka_unit_test(test_new_pairs_first),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
