@@ -207,6 +207,10 @@ enum {
   /* `nondeterministic`: its results may differ between two runs of one
    * sequence (a clock, an address); no oracle compares them. */
   SF_F_NONDETERMINISTIC = 1 << 3,
+  /* `error ... recoverable`: a failure leaves the library as it was (the
+   * call was refused); the run goes on, and what the call would have made is
+   * NULL. */
+  SF_F_RECOVERABLE = 1 << 4,
 };
 
 /* ---- contracts (docs/grammar.md §4a) ------------------------------------

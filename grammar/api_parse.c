@@ -1996,6 +1996,10 @@ static bool parse_func(parser *ps) {
     if (accept(ps, "error")) {
       if (f->err_cmp != SF_CMP_NONE) return fail_at(ps, &at, "error convention given twice");
       if (!parse_error_conv(ps, f)) return false;
+      if (accept(ps, "recoverable")) f->flags |= SF_F_RECOVERABLE;
+    } else if (accept(ps, "recoverable")) {
+      return fail_at(ps, &at, "'recoverable' goes right after an error convention (error < 0 "
+                              "recoverable)");
     } else if (accept(ps, "owned_by")) {
       if (!borrowed_handle_param(ps, f, &f->owner_param,
                                  "the owner must be a borrowed handle parameter"))

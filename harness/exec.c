@@ -1178,8 +1178,20 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
           free((void *)(uintptr_t)o.outs[i]);
         }
       }
+      /* A recoverable failure: the run goes on, what the call made is NULL. */
+      bool go_on = (f->flags & SF_F_RECOVERABLE) != 0;
+      if (go_on) {
+        if (sf_life_apply_failed(&x->life, s->calls[ci].func, a)) {
+          r.status = SF_RUN_OOM;
+          r.stop_call = ci;
+          break;
+        }
+        for (uint32_t v = s->calls[ci].val0; v < x->life.n; v++)
+          x->ptrs[v] = NULL;
+      }
       if (x->oracle_hooks) sf_oracle_after_call(x, s, &o);
       if (hooks && hooks->after_call) hooks->after_call(hooks->ctx, x, s, &o);
+      if (go_on) continue;
       r.status = SF_RUN_ERROR_RESULT;
       r.stop_call = ci;
       break;

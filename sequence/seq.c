@@ -357,6 +357,20 @@ int sf_life_apply(sf_life *l, uint32_t func, const sf_arg *args) {
   return 0;
 }
 
+int sf_life_apply_failed(sf_life *l, uint32_t func, const sf_arg *args) {
+  const sf_func *f = &l->api->funcs[func];
+  if (f->ret.kind == SF_HANDLE) {
+    uint32_t owner = f->owner_param >= 0 && args[f->owner_param].bits != SF_NULL_REF
+                         ? (uint32_t)args[f->owner_param].bits
+                         : UINT32_MAX;
+    if (life_push(l, f->ret.type_index, owner, func, UINT32_MAX)) return -1;
+  }
+  for (uint32_t i = 0; i < f->nparams; i++)
+    if (f->params[i].kind == SF_HANDLE && (f->params[i].flags & SF_P_OUT))
+      if (life_push(l, f->params[i].type_index, UINT32_MAX, func, UINT32_MAX)) return -1;
+  return 0;
+}
+
 /* ---- primitive values --------------------------------------------------- */
 
 static uint64_t sign_extend(uint64_t v, unsigned bytes) {

@@ -161,6 +161,10 @@ uint32_t sf_life_candidates(const sf_life *l, uint32_t htype, uint32_t *out, uin
 /* Apply the effects of a call of `func` with `args` (already checked usable):
  * kill consumed and invalidated values, then add the produced values. -1 on OOM. */
 int sf_life_apply(sf_life *l, uint32_t func, const sf_arg *args);
+/* The same for a call that failed by a `recoverable` error convention: what
+ * it would have made exists (the executor holds NULL for it); nothing was
+ * consumed, invalidated, locked or rebound. */
+int sf_life_apply_failed(sf_life *l, uint32_t func, const sf_arg *args);
 
 /* ---- validity ----------------------------------------------------------- */
 

@@ -1162,7 +1162,15 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
       c_check(&cc, &f->ensures[k], "contract-violation", f->name, which, out);
       old_base += f->ensures[k].nold;
     }
-    if (check) {
+    if (check && (f->flags & SF_F_RECOVERABLE)) { /* refused: the run goes on */
+      for (uint32_t i = 0; i < f->nparams; i++) {
+        const sf_param *p = &f->params[i];
+        if (!(p->flags & SF_P_OUT) || p->kind != SF_HANDLE || is_struct(api, p)) continue;
+        sf_buf_printf(out, "    if (");
+        error_test(out, f);
+        sf_buf_printf(out, ") h%u = NULL; /* not made */\n", out_handle_vid(s, ci, i) + 1);
+      }
+    } else if (check) {
       sf_buf_printf(out, "    if (");
       error_test(out, f);
       sf_buf_printf(out, ") goto out; /* fails by the API's error convention */\n");

@@ -74,6 +74,29 @@ best=$(grep -o "failed to minimize beyond [^ ]* ([0-9]* bytes)" "$work/lf-min.lo
 "$build/kvstore_fuzzer" "$work/$best" >"$work/lf-min-run.log" 2>&1 && { echo "FAIL: -minimize_crash result does not crash"; exit 1; }
 [ "$("$sf" signature "$work/lf-min-run.log")" = "$want" ] || { echo "FAIL: -minimize_crash result crashes differently"; exit 1; }
 echo "libFuzzer -minimize_crash=1: $(wc -c <"$work/crash") -> $(wc -c <"$work/$best") bytes, $("$sf" show "$api" "$work/$best" | grep -c ';') calls"
+# Recoverable error conventions: the session library refuses calls out of
+# order and changes nothing, so its grammar says `recoverable` and a run goes
+# on after a refused call. Its bug with two refused calls on the way: the
+# fuzzer replays it, and so does its C reproducer; the reproducer made from a
+# grammar without `recoverable` stops at the first refused call.
+sapi=$src/bench/search/session/session.api
+"$sf" encode "$sapi" "$src/tests/data/session_refused.seq" -o "$work/sess"
+"$build/bench/search/search_session_fuzzer" "$work/sess" >"$work/sess.log" 2>&1 &&
+  { echo "FAIL: the session input does not crash"; exit 1; }
+swant=$("$sf" signature "$work/sess.log")
+sess_repro() { # API NAME: build NAME's reproducer of the session input, run it
+  "$sf" repro "$1" "$src/tests/data/session_refused.seq" -o "$work/$2.c"
+  "$cc" -g -Wall -Wextra -Werror -fsanitize=address,undefined -I"$src/bench/search/session" \
+    "$work/$2.c" "$src/bench/search/session/session.c" -o "$work/$2"
+  "$work/$2" >"$work/$2.log" 2>&1
+}
+sess_repro "$sapi" sess_repro && { echo "FAIL: the session reproducer does not crash"; exit 1; }
+[ "$("$sf" signature "$work/sess_repro.log")" = "$swant" ] ||
+  { echo "FAIL: the session reproducer crashes differently"; exit 1; }
+sed 's/ recoverable;/;/' "$sapi" >"$work/stopping.api"
+sess_repro "$work/stopping.api" sess_stopping ||
+  { echo "FAIL: without recoverable, the reproducer went past a refused call"; exit 1; }
+echo "recoverable: $swant, reproduced past two refused calls"
 # A non-crashing input is refused, not "minimized".
 "$sf" encode "$api" "$src/seeds/demo/seeds/basic.seq" -o "$work/ok"
 if "$sf" min "$api" "$work/ok" --target "$build/kvstore_fuzzer" >/dev/null 2>"$work/err"; then

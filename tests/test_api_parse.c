@@ -66,8 +66,12 @@ static void test_types_and_constraints(void **state) {
       "           bool z, mode m, nullable string s, u8 key[16], i32 v[n], u32 n < 9,\n"
       "           out u32 *cnt) error null;\n"
       "func void h_free(h *p) destructor;\n"
-      "func const char *h_str(h *p) owned_by p;\n");
+      "func const char *h_str(h *p) owned_by p;\n"
+      "func int h_try(h *p) error < 0 recoverable observer;\n");
   const sf_func *f = &api->funcs[0];
+  assert_false(f->flags & SF_F_RECOVERABLE);
+  assert_true(api->funcs[3].flags & SF_F_RECOVERABLE);
+  assert_int_equal(api->funcs[3].err_cmp, SF_CMP_LT);
   assert_int_equal(f->nparams, 13);
   assert_int_equal(f->nproduced, 2);
   assert_int_equal((int64_t)f->params[1].lo, -3);
@@ -105,6 +109,7 @@ static const struct {
     {"api t;\nfunc void f(bytes b);\n",
      "t.api:2:13: bytes needs a length: bytes name[n] or bytes name[16]"},
     {"api t;\nfunc int f(int x) error null;\n", "t.api:2:25: 'error null' needs a pointer result"},
+    {"api t;\nfunc int f(int x) recoverable;\n", "t.api:2:19: 'recoverable' goes right after an error convention (error < 0 recoverable)"},
     {"api t;\nhandle h;\nfunc h *f(int x) invalidated_by g;\n",
      "t.api:3:34: invalidated_by needs owned_by"},
     {"api t;\nhandle h;\nfunc h *f(h *p) owned_by q;\n", "t.api:3:26: no parameter named 'q'"},

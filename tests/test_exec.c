@@ -76,6 +76,51 @@ static void test_failed_consume_keeps_ownership(void **state) {
   assert_int_equal(objlib.double_frees, 0);
 }
 
+/* `recoverable`: a refused call does not stop the run. What it would have
+ * made is NULL, and a call that needs that is not made (the run stops
+ * there, legal up to it); a refused consume keeps ownership. */
+static void test_recoverable_error_goes_on(void **state) {
+  (void)state;
+  sf_api *api = parse_api_text("api objlib;\nheader \"objlib.h\";\nhandle obj;\n"
+                               "func obj *obj_new(int id) error null recoverable;\n"
+                               "func void obj_free(obj *o) destructor;\n"
+                               "func int obj_adopt(obj *parent, consume obj *child) error < 0 "
+                               "recoverable;\n"
+                               "func int obj_fail(obj *o, int code) error < 0 recoverable;\n"
+                               "func long obj_sum(obj *o, bytes data[n], size_t n in [0, 64]);\n");
+  assert_true(api->funcs[0].flags & SF_F_RECOVERABLE);
+  assert_false(api->funcs[1].flags & SF_F_RECOVERABLE);
+  char err[256];
+  sf_exec *x = sf_exec_new(api, objlib_resolve, NULL, err, sizeof err);
+  assert_non_null(x);
+  sf_seq s;
+  sf_seq_init(&s, api);
+  objlib_reset();
+  parse_seq_ok(&s, api,
+               "h1 = obj_new(1); obj_fail(h1, -3); h2 = obj_new(2); h3 = obj_new(3);\n"
+               "h4 = obj_new(4); obj_adopt(h1, h2); obj_adopt(h1, h3); obj_adopt(h1, h4);\n"
+               "obj_fail(h1, 0);");
+  sf_run_result r;
+  sf_exec_run(x, &s, NULL, &r);
+  assert_int_equal(r.status, SF_RUN_OK);
+  assert_int_equal(r.calls_made, 9);
+  assert_int_equal(objlib.live, 0); /* h4 still ours after the refused adopt */
+  assert_int_equal(objlib.double_frees, 0);
+  assert_int_equal(objlib.bad_uses, 0);
+  objlib_reset();
+  parse_seq_ok(&s, api, "h1 = obj_new(-1); h2 = obj_new(2); obj_sum(h2, \"\");\n"
+                        "obj_sum(h1, \"\"); obj_new(5);");
+  sf_exec_run(x, &s, NULL, &r);
+  assert_int_equal(r.status, SF_RUN_NULL_HANDLE);
+  assert_int_equal(r.stop_call, 3);
+  assert_int_equal(r.calls_made, 3);
+  assert_int_equal(objlib.bad_uses, 0);
+  assert_int_equal(objlib.live, 0);
+  sf_seq_free(&s);
+  sf_exec_free(x);
+  sf_api_free(api);
+}
+
 static void test_error_convention_stops(void **state) {
   fixture *f = *state;
   sf_run_result r = run_text(f, "h1 = obj_new(1); obj_fail(h1, 0); obj_fail(h1, -3); obj_new(9);");
@@ -498,6 +543,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_consumed_handle_is_not_freed_again, setup, teardown),
       cmocka_unit_test_setup_teardown(test_failed_consume_keeps_ownership, setup, teardown),
       cmocka_unit_test_setup_teardown(test_error_convention_stops, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_recoverable_error_goes_on, setup, teardown),
       cmocka_unit_test_setup_teardown(test_null_handle_is_not_passed, setup, teardown),
       cmocka_unit_test_setup_teardown(test_buffers_and_lengths, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kept_string, setup, teardown),
