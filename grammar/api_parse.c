@@ -1998,8 +1998,9 @@ static bool parse_func(parser *ps) {
       if (!parse_error_conv(ps, f)) return false;
       if (accept(ps, "recoverable")) f->flags |= SF_F_RECOVERABLE;
     } else if (accept(ps, "recoverable")) {
-      return fail_at(ps, &at, "'recoverable' goes right after an error convention (error < 0 "
-                              "recoverable)");
+      return fail_at(ps, &at,
+                     "'recoverable' goes right after an error convention (error < 0 "
+                     "recoverable)");
     } else if (accept(ps, "owned_by")) {
       if (!borrowed_handle_param(ps, f, &f->owner_param,
                                  "the owner must be a borrowed handle parameter"))

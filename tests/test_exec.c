@@ -108,8 +108,9 @@ static void test_recoverable_error_goes_on(void **state) {
   assert_int_equal(objlib.double_frees, 0);
   assert_int_equal(objlib.bad_uses, 0);
   objlib_reset();
-  parse_seq_ok(&s, api, "h1 = obj_new(-1); h2 = obj_new(2); obj_sum(h2, \"\");\n"
-                        "obj_sum(h1, \"\"); obj_new(5);");
+  parse_seq_ok(&s, api,
+               "h1 = obj_new(-1); h2 = obj_new(2); obj_sum(h2, \"\");\n"
+               "obj_sum(h1, \"\"); obj_new(5);");
   sf_exec_run(x, &s, NULL, &r);
   assert_int_equal(r.status, SF_RUN_NULL_HANDLE);
   assert_int_equal(r.stop_call, 3);

@@ -727,6 +727,31 @@ static void test_interpretation_is_deterministic(void **state) {
 /* Input to state for mocks: a new input whose run saw its hook's answer 17
  * compared with 42 is mutated next into the same sequence with 42 in the
  * script (each pair once), and then by ordinary mutations. */
+/* test_answer_trial's entries: the hook set, then ticks ticks, its answer
+ * 0x11 noted as compared with operand; the mutator's first output for it,
+ * by its operation's name. */
+static const char *op_after_entry(sf_mutator *m, const sf_api *api, int ticks, uint64_t operand) {
+  sf_seq s;
+  sf_seq_init(&s, api);
+  char text[256] = "h1 = box_new();\nbox_hook(h1, x\"051164\");\n";
+  for (int k = 0; k < ticks; k++)
+    strcat(text, "box_tick(h1);\n");
+  parse_seq_ok(&s, api, text);
+  sf_buf in = {0};
+  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  sf_feedback fb;
+  fake_feedback(&fb, &in, 2 + ticks, 2 + ticks, 0, NULL);
+  fb.nanswer_cmp = 1;
+  fb.answer_cmp[0][0] = 0x11;
+  fb.answer_cmp[0][1] = operand;
+  sf_mutator_add_input(m, in.data, in.len, &fb);
+  uint8_t out[4096];
+  sf_mutator_mutate(m, in.data, in.len, out, sizeof out, 1);
+  sf_buf_free(&in);
+  sf_seq_free(&s);
+  return sf_mutator_last_op(m);
+}
+
 static void test_answer_trial(void **state) {
   (void)state;
   sf_api *api = parse_api_text("api t;\nhandle box_t;\n"
@@ -768,30 +793,8 @@ static void test_answer_trial(void **state) {
   assert_true(again < 10);
   /* Another entry with the same pair gets no trial of its own: its first
    * output is not a queued trial (with the pair new, it is). */
-  parse_seq_ok(&s, api,
-               "h1 = box_new();\nbox_hook(h1, x\"051164\");\nbox_tick(h1);\nbox_tick(h1);\n");
-  sf_buf in2 = {0};
-  assert_int_equal(sf_seq_encode(&s, &in2), 0);
-  fake_feedback(&fb, &in2, 4, 4, 0, NULL);
-  fb.nanswer_cmp = 1;
-  fb.answer_cmp[0][0] = 0x11;
-  fb.answer_cmp[0][1] = 42;
-  sf_mutator_add_input(m, in2.data, in2.len, &fb);
-  sf_mutator_mutate(m, in2.data, in2.len, out, sizeof out, 1);
-  assert_string_not_equal(sf_mutator_last_op(m), "answer-trial");
-  parse_seq_ok(
-      &s, api,
-      "h1 = box_new();\nbox_hook(h1, x\"051164\");\nbox_tick(h1);\nbox_tick(h1);\nbox_tick(h1);\n");
-  sf_buf_reset(&in2);
-  assert_int_equal(sf_seq_encode(&s, &in2), 0);
-  fake_feedback(&fb, &in2, 5, 5, 0, NULL);
-  fb.nanswer_cmp = 1;
-  fb.answer_cmp[0][0] = 0x11;
-  fb.answer_cmp[0][1] = 43;
-  sf_mutator_add_input(m, in2.data, in2.len, &fb);
-  sf_mutator_mutate(m, in2.data, in2.len, out, sizeof out, 1);
-  assert_string_equal(sf_mutator_last_op(m), "answer-trial");
-  sf_buf_free(&in2);
+  assert_string_not_equal(op_after_entry(m, api, 2, 42), "answer-trial");
+  assert_string_equal(op_after_entry(m, api, 3, 43), "answer-trial");
   sf_mutator_free(m);
   sf_seq_free(&s);
   sf_buf_free(&in);

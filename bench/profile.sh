@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Where each bundled real target's fuzzing time goes (issue 20: what seqfuzz
+# itself adds, at most 20% of the CPU time), and its executions per second
+# next to the library's own harness.
+#
+#   bench/profile.sh [--seconds S] [LIB...]   (30 s; cjson zlib sqlite3 libyaml pcre2)
+#
+# Each target is built as OSS-Fuzz would (scripts/build-target.sh LIB). Its
+# seqfuzz fuzzer fuzzes from its seed corpus for S seconds as
+# bench/coverage.sh runs it (fork mode, crashes ignored, one core) under perf
+# with DWARF call graphs, children included (the jobs, the solver's server).
+# A sample goes to the innermost frame that is neither the sanitizers'
+# runtime, libc nor the kernel, by the source file of its function:
+#   library  the target library's code
+#   libffi   libffi (the calls themselves)
+#   engine   libFuzzer
+#   seqfuzz  seqfuzz: decoding, the executor's bookkeeping, mocks, the
+#            mutator, the solver
+# ("files": a file created or removed where the stack cannot be followed
+# past libc, libFuzzer's corpus files mostly and seqfuzz's probe guard;
+# "other": no frame of these, as the kernel's page faults)
+# except that a sample under a probe (probe_run), the solver or the stateful
+# stage counts as seqfuzz's whatever its frame: those runs are seqfuzz's
+# own work, not the engine's. The library's own harness then fuzzes the same
+# time from its own seeds (no perf), for executions per second side by side;
+# seqfuzz's API calls per second are its executions times the mean length
+# its statistics report.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+secs=30
+[ "${1:-}" = --seconds ] && { secs=$2; shift 2; }
+libs=("$@")
+[ ${#libs[@]} -gt 0 ] || libs=(cjson zlib sqlite3 libyaml pcre2)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# fuzz BIN CORPUS_ZIP DICT DIR: S seconds as bench/coverage.sh fuzzes, the
+# log in DIR/log.
+fuzz() {
+  mkdir -p "$4/corpus" "$4/crashes" "$4/stats"
+  unzip -q -o "$2" -d "$4/corpus" 2>/dev/null || true
+  SEQFUZZ_STATS=5 SEQFUZZ_STATS_DIR=$4/stats taskset -c 0 "$1" -max_total_time="$secs" -seed=1 \
+    -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -timeout=25 -rss_limit_mb=2560 \
+    -artifact_prefix="$4/crashes/" $([ -f "$3" ] && echo "-dict=$3") "$4/corpus" >"$4/log" 2>&1 || true
+}
+
+# execs_per_s LOG: the fork-mode parent's last exec/s.
+execs_per_s() { { grep -o 'exec/s:\? [0-9]*' "$1" || true; } | tail -1 | awk '{print $2 + 0}'; }
+
+echo "# bench/profile.sh --seconds $secs ($(date -u +%F), $(nproc) cores, $(git -C "$root" rev-parse --short HEAD))"
+printf '%-8s | %7s | %7s | %6s | %6s | %7s | %6s | %6s | %11s | %9s | %s\n' lib samples library libffi \
+  engine seqfuzz files other "seqfuzz x/s" "calls/s" "own harness x/s"
+for lib in "${libs[@]}"; do
+  "$root/scripts/build-target.sh" "$lib" >"$work/$lib.build.log" 2>&1 ||
+    { tail -5 "$work/$lib.build.log"; exit 1; }
+  bindir=$root/build/targets/$lib/libfuzzer
+  bin=$bindir/${lib}_seqfuzz
+  d=$work/$lib
+  mkdir -p "$d"
+  perf record -q -F 199 --call-graph dwarf,8192 -o "$d/perf.data" -- \
+    bash -c "$(declare -f fuzz); secs=$secs; fuzz '$bin' '$bindir/${lib}_seqfuzz_seed_corpus.zip' '$bindir/${lib}_seqfuzz.dict' '$d'" \
+    2>/dev/null
+  # Function -> category, by the source file nm -l gives each symbol.
+  nm -l --defined-only "$bin" 2>/dev/null | awk -v root="$root" '
+    NF >= 4 { f = $NF; sub(/:[0-9]+$/, "", f); c = "";
+              if (f ~ "^" root "/(harness|mutator|sequence|grammar|solver|contracts|base|simplifier)/" ||
+                  f ~ /embedded\.c$/) c = "seqfuzz";
+              else if (f ~ /compiler-rt\/lib\/fuzzer|\/fuzzer\/Fuzzer/) c = "engine";
+              else if (f ~ /compiler-rt|sanitizer/) c = "skip";
+              else if (f ~ "^" root "/(build/targets|seeds)/") c = "library"; # and its glue
+              if (c != "") print $3, c }' >"$d/map"
+  perf script -i "$d/perf.data" -F ip,sym,dso 2>/dev/null | awk -v lib="$lib" -v map="$d/map" '
+    BEGIN { while ((getline l < map) > 0) { split(l, a, " "); cat[a[1]] = a[2] } }
+    function classify(sym, dso) {
+      if (dso ~ /libffi/) return "libffi";
+      if (dso ~ /libz3/) return "seqfuzz";
+      if (sym ~ /^fuzzer::/) return "engine";
+      if (sym in cat) return cat[sym] == "skip" ? "" : cat[sym];
+      return "";
+    }
+    function flush() {
+      if (!nf) return;
+      n++;
+      c = "";
+      for (i = 1; i <= nf; i++) if (fs[i] ~ /^(probe_run|sf_solver|sf_mut_stateful_stage|serve)/) c = "seqfuzz";
+      for (i = 1; i <= nf && c == ""; i++) c = classify(fs[i], ds[i]);
+      for (i = 1; i <= nf && c == ""; i++) if (fs[i] ~ /^(do_sys_openat2|do_unlinkat|ext4_)/) c = "files";
+      if (c == "") c = "other";
+      k[c]++;
+      nf = 0;
+    }
+    /^$/ { flush(); next }
+    { sym = $2; sub(/\+0x[0-9a-f]+$/, "", sym); nf++; fs[nf] = sym; ds[nf] = $NF }
+    END { flush();
+          printf "%-8s | %7d | %6.1f%% | %5.1f%% | %5.1f%% | %6.1f%% | %5.1f%% | %5.1f%% |", lib, n,
+                 100 * k["library"] / n, 100 * k["libffi"] / n, 100 * k["engine"] / n,
+                 100 * k["seqfuzz"] / n, 100 * k["files"] / n, 100 * k["other"] / n }' >"$d/row"
+  x=$(execs_per_s "$d/log")
+  # Executions over the jobs' statistics files, times their mean length.
+  len=$(cat "$d"/stats/stats-*.txt 2>/dev/null | grep -o 'mean length [0-9.]*' | awk '{s += $3; n++} END {print n ? s / n : 0}')
+  fuzz "$bindir/${lib}_own" "$bindir/${lib}_own_seed_corpus.zip" "$bindir/${lib}_own.dict" "$d/own"
+  printf '%s %11s | %9.0f | %s\n' "$(cat "$d/row")" "$x" "$(awk -v x="$x" -v l="$len" 'BEGIN {print x * l}')" \
+    "$(execs_per_s "$d/own/log")"
+done
