@@ -1,5 +1,7 @@
 #include "cmp_trace.h"
 
+#include "base/sf_hash.h"
+
 #include <stdbool.h>
 #include <string.h>
 
@@ -78,17 +80,13 @@ NO_COV static void note_answer_cmp(uint64_t c, uint64_t v, unsigned width) {
  * record before the pairs of a mock called later in the run. */
 static uint64_t handed_out[1024];
 
-static uint64_t pair_hash(const uint64_t pair[2]) {
-  uint64_t h = (pair[0] * 0x9E3779B97F4A7C15ull) ^ (pair[1] + 0x632BE59BD9B4E019ull);
-  return (h ^ (h >> 29)) * 0xBF58476D1CE4E5B9ull | 1; /* never 0: 0 is an empty slot */
-}
-
 uint32_t sf_cmp_trace_answer_cmps(uint64_t (*out)[2], uint32_t cap) {
   uint32_t n = 0;
   bool taken[MAX_NOTED] = {false};
   for (int pass = 0; pass < 2; pass++)
     for (uint32_t k = 0; k < nanswer_cmps && n < cap; k++) {
-      uint64_t h = pair_hash(answer_cmps[k]), *slot = &handed_out[h % 1024];
+      uint64_t h = sf_hash_mix(answer_cmps[k][0], answer_cmps[k][1]) | 1, /* 0: empty */
+          *slot = &handed_out[h % 1024];
       if (taken[k] || (pass == 0 && *slot == h)) continue;
       *slot = h;
       taken[k] = true;

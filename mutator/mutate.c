@@ -120,8 +120,7 @@ static bool reached_new_code(const sf_feedback *fb) {
  * much as in all (a "change" still applies it to any entry now and then). */
 static void queue_answer_trials(sf_mutator *m, const sf_pool_entry *e) {
   for (uint32_t k = 0; e && !m->opt.no_compares && k < e->nanswer_cmp; k++) {
-    if (!sf_hashset_insert(m->trials_seen, sf_hash_mix(e->answer_cmp[k][0] * 0x9E3779B97F4A7C15ull,
-                                                       e->answer_cmp[k][1])))
+    if (!sf_hashset_insert(m->trials_seen, sf_hash_mix(e->answer_cmp[k][0], e->answer_cmp[k][1])))
       continue;
     uint32_t slot = (m->next_trial + m->ntrials) % 64;
     m->answer_trials[slot].hash = e->hash;

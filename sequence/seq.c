@@ -302,6 +302,28 @@ static int life_push(sf_life *l, uint32_t htype, uint32_t owner, uint32_t produc
   return 0;
 }
 
+/* The values a call of func produces, its handle result then its out
+ * handles; a call that was made also records what its result depends on and
+ * locks (one refused by a recoverable error made neither). -1 on OOM. */
+static int push_produced(sf_life *l, uint32_t func, const sf_arg *args, bool made) {
+  const sf_func *f = &l->api->funcs[func];
+  if (f->ret.kind == SF_HANDLE) {
+    uint32_t owner = UINT32_MAX;
+    if (f->owner_param >= 0 && args[f->owner_param].bits != SF_NULL_REF)
+      owner = (uint32_t)args[f->owner_param].bits;
+    uint32_t dependee = UINT32_MAX;
+    if (made && f->depends_param >= 0 && args[f->depends_param].bits != SF_NULL_REF)
+      dependee = (uint32_t)args[f->depends_param].bits;
+    if (life_push(l, f->ret.type_index, owner, func, dependee)) return -1;
+    if (made && f->locks_param >= 0 && args[f->locks_param].bits != SF_NULL_REF)
+      l->locker[args[f->locks_param].bits] = l->n - 1;
+  }
+  for (uint32_t i = 0; i < f->nparams; i++)
+    if (f->params[i].kind == SF_HANDLE && (f->params[i].flags & SF_P_OUT))
+      if (life_push(l, f->params[i].type_index, UINT32_MAX, func, UINT32_MAX)) return -1;
+  return 0;
+}
+
 int sf_life_apply(sf_life *l, uint32_t func, const sf_arg *args) {
   const sf_func *f = &l->api->funcs[func];
   bool any_killed = false;
@@ -335,20 +357,7 @@ int sf_life_apply(sf_life *l, uint32_t func, const sf_arg *args) {
   if (any_killed && l->nowned)
     for (uint32_t v = 0; v < l->n; v++)
       if (l->alive[v] && l->owner[v] != UINT32_MAX && !l->alive[l->owner[v]]) l->alive[v] = 0;
-  if (f->ret.kind == SF_HANDLE) {
-    uint32_t owner = UINT32_MAX;
-    if (f->owner_param >= 0 && args[f->owner_param].bits != SF_NULL_REF)
-      owner = (uint32_t)args[f->owner_param].bits;
-    uint32_t dependee = UINT32_MAX;
-    if (f->depends_param >= 0 && args[f->depends_param].bits != SF_NULL_REF)
-      dependee = (uint32_t)args[f->depends_param].bits;
-    if (life_push(l, f->ret.type_index, owner, func, dependee)) return -1;
-    if (f->locks_param >= 0 && args[f->locks_param].bits != SF_NULL_REF)
-      l->locker[args[f->locks_param].bits] = l->n - 1;
-  }
-  for (uint32_t i = 0; i < f->nparams; i++)
-    if (f->params[i].kind == SF_HANDLE && (f->params[i].flags & SF_P_OUT))
-      if (life_push(l, f->params[i].type_index, UINT32_MAX, func, UINT32_MAX)) return -1;
+  if (push_produced(l, func, args, true)) return -1;
   if (f->rebind_param >= 0 && args[f->rebind_param].bits != SF_NULL_REF &&
       args[f->rebind_to].bits != SF_NULL_REF) { /* `P depends_on Q` */
     l->dependee[args[f->rebind_param].bits] = (uint32_t)args[f->rebind_to].bits;
@@ -358,17 +367,7 @@ int sf_life_apply(sf_life *l, uint32_t func, const sf_arg *args) {
 }
 
 int sf_life_apply_failed(sf_life *l, uint32_t func, const sf_arg *args) {
-  const sf_func *f = &l->api->funcs[func];
-  if (f->ret.kind == SF_HANDLE) {
-    uint32_t owner = f->owner_param >= 0 && args[f->owner_param].bits != SF_NULL_REF
-                         ? (uint32_t)args[f->owner_param].bits
-                         : UINT32_MAX;
-    if (life_push(l, f->ret.type_index, owner, func, UINT32_MAX)) return -1;
-  }
-  for (uint32_t i = 0; i < f->nparams; i++)
-    if (f->params[i].kind == SF_HANDLE && (f->params[i].flags & SF_P_OUT))
-      if (life_push(l, f->params[i].type_index, UINT32_MAX, func, UINT32_MAX)) return -1;
-  return 0;
+  return push_produced(l, func, args, false);
 }
 
 /* ---- primitive values --------------------------------------------------- */
