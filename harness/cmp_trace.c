@@ -20,6 +20,13 @@ static bool noting;
  * direct-mapped filter of the last constant per slot answers most repeats
  * without the scan of noted[] (cleared per run). */
 static uint64_t recent[256];
+static uint64_t separators[4];
+
+/* Space and punctuation: the bytes that split a list or a record. */
+NO_COV static bool is_separator(uint8_t c) {
+  return c == '\t' || c == '\n' || (c >= ' ' && c <= '/') || (c >= ':' && c <= '@') ||
+         (c >= '[' && c <= '`') || (c >= '{' && c <= '~');
+}
 
 NO_COV static void note(uint64_t c) {
   if (c < 256 || c == UINT64_MAX || c == UINT32_MAX) return;
@@ -41,6 +48,7 @@ static uint32_t watch_left, nanswer_cmps;
 
 void sf_cmp_trace_begin(void) {
   memset(recent, 0, sizeof recent);
+  memset(separators, 0, sizeof separators);
   nnoted = watch_left = nanswer_cmps = 0;
   noting = true;
 }
@@ -101,6 +109,10 @@ uint32_t sf_cmp_trace_end(uint64_t *out, uint32_t cap) {
   for (uint32_t i = 0; i < n; i++)
     out[i] = noted[i];
   return n;
+}
+
+void sf_cmp_trace_separators(uint64_t set[4]) {
+  memcpy(set, separators, sizeof separators);
 }
 
 /* ---- records mode ---- */
@@ -199,7 +211,10 @@ void sf_cmp_trace_forward(bool on) {
   }                                                                                                \
   NO_COV void __wrap___sanitizer_cov_trace_const_cmp##n(T a, T b) {                                \
     if (noting) { /* the first argument is the compile-time constant */                            \
-      if (n > 1) note(a);                                                                          \
+      if (n > 1)                                                                                   \
+        note(a);                                                                                   \
+      else if (is_separator((uint8_t)a))                                                           \
+        separators[(uint8_t)a / 64] |= 1ull << ((uint8_t)a % 64);                                  \
       if (watch_left) {                                                                            \
         watch_left--;                                                                              \
         note_answer_cmp(a, b, n);                                                                  \

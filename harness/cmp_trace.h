@@ -29,6 +29,11 @@ void sf_cmp_trace_begin(void);
 /* Stop, copy at most cap distinct constants to out; returns their number. */
 uint32_t sf_cmp_trace_end(uint64_t *out, uint32_t cap);
 
+/* The punctuation and space bytes the target compared a byte with while
+ * noting (a parser's separators: `*p == ','`), as a set: bit c of
+ * set[c / 64]. Valid from sf_cmp_trace_end to the next begin. */
+void sf_cmp_trace_separators(uint64_t set[4]);
+
 /* While noting: a mock just answered `answer` (not 0, which too much equals).
  * A comparison among the next few (the code checking the answer) of a value
  * equal to it (in the comparison's width) with another operand notes that

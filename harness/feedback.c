@@ -121,7 +121,8 @@ static sf_run_status run_recorded(sf_exec *x, const sf_seq *s, uint64_t input_ha
   fb->version = SF_FB_VERSION;
   fb->input_hash = input_hash;
   fb->nvalues = 0;
-  fb->ncmp = fb->nanswer_cmp = 0;      /* the caller fills in comparisons, if it traces them */
+  fb->ncmp = fb->nanswer_cmp = 0; /* the caller fills in comparisons, if it traces them */
+  memset(fb->separators, 0, sizeof fb->separators);
   fb->new_edges = SF_FB_EDGES_UNKNOWN; /* and the edges, if it counts them */
   fb->ncalls = s->ncalls;
   fb->nobs = 0;

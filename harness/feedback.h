@@ -23,7 +23,7 @@
 #include "exec.h"
 
 #define SF_FB_MAGIC          0x42464653u /* "SFFB" */
-#define SF_FB_VERSION        5u
+#define SF_FB_VERSION        6u
 #define SF_FB_MAX_VALUES     256 /* states of later values are not recorded */
 #define SF_FB_MAX_CMP        32  /* compared-against constants kept per run */
 #define SF_FB_MAX_ANSWER_CMP 16  /* (answer, compared with) pairs of mocks, per run */
@@ -68,6 +68,9 @@ typedef struct sf_feedback {
    * scripts: the operand replaces the answer (input to state). */
   uint32_t nanswer_cmp;
   uint64_t answer_cmp[SF_FB_MAX_ANSWER_CMP][2];
+  /* Separator bytes the target compared bytes with (cmp_trace.h), a set:
+   * the mutator makes lists of names with them. */
+  uint64_t separators[4];
   uint64_t state[SF_FB_MAX_VALUES];
   /* Runs that record calls (stateful testing, mutator/contracts.h): each
    * numeric state observer of each handle argument before and after each

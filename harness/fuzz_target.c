@@ -233,6 +233,7 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   probe_guard_disarm();
   fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
   fb->nanswer_cmp = sf_cmp_trace_answer_cmps(fb->answer_cmp, SF_FB_MAX_ANSWER_CMP);
+  sf_cmp_trace_separators(fb->separators);
   if (count_edges) fb->new_edges = sf_edges_new();
   sf_solver_budget_new_input(&G.budget);
   /* A corpus entry: the solver learns its comparisons, and counts it as a
@@ -601,6 +602,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fb->magic = 0; /* rewritten below, once the comparisons are in */
     fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
     fb->nanswer_cmp = sf_cmp_trace_answer_cmps(fb->answer_cmp, SF_FB_MAX_ANSWER_CMP);
+    sf_cmp_trace_separators(fb->separators);
     __atomic_store_n(&fb->magic, SF_FB_MAGIC, __ATOMIC_RELEASE);
   } else {
     /* libFuzzer: a plain run; the mutator asks for observers and constants

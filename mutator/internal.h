@@ -68,6 +68,19 @@ struct sf_mutator {
    * one call's arguments are made (values.c: reuse_bytes), else UINT32_MAX:
    * a user and a password are taken from the same earlier call. */
   uint32_t reuse_call;
+  /* The burst being appended (mutate.c: mut_insert), calls of one function
+   * in a row that push a structure through growth and shrinkage: k is the
+   * call being made (UINT32_MAX: no burst), first its index in the sequence
+   * once made, start the calls before the burst, offset where a walk begins
+   * (values.c: burst_bytes). */
+  struct {
+    uint32_t k, first, start, offset;
+    enum { SF_BURST_ANY, SF_BURST_FRESH, SF_BURST_WALK } mode;
+  } burst;
+  /* Separator bytes the target compared bytes with (run records): lists. */
+  uint64_t separators[4];
+  uint8_t seplist[64];
+  uint32_t nseps;
   /* Values the target compared mocks' answers with (run records), a ring. */
   uint64_t answervals[64];
   uint32_t nanswervals, answernext;
@@ -93,6 +106,9 @@ struct sf_mutator {
 void sf_mut_absorb_cmp(sf_mutator *m, const sf_feedback *fb);
 uint64_t sf_mut_gen_prim(sf_mutator *m, const sf_param *p);
 int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param *p, sf_arg *a);
+/* Has f a string or buffer parameter that a walk (m->burst) can give the
+ * values of earlier calls to? */
+bool sf_mut_walkable(const sf_mutator *m, const sf_seq *s, const sf_func *f);
 /* Input to state in a script or vtable argument a of s: pair is a mock's
  * answer and a value the target compared it with (feedback.h: answer_cmp);
  * one occurrence of the answer in a's bytes (little endian, at the widths

@@ -11,6 +11,7 @@ sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
   sf_mutator *m = calloc(1, sizeof *m);
   if (!m) return NULL;
   m->reuse_call = UINT32_MAX;
+  m->burst.k = UINT32_MAX;
   m->api = api;
   if (opt) m->opt = *opt;
   m->opt.max_calls = opt && opt->max_calls ? opt->max_calls : 64;
@@ -200,6 +201,49 @@ static void drop_failed_last(sf_mutator *m) {
   if (m->cur.ncalls) sf_seq_truncate(&m->cur, m->cur.ncalls - 1);
 }
 
+/* A call of a burst after its first: on the first call's handles while
+ * they live (the same container, grown and shrunk). */
+static bool append_burst_call(sf_mutator *m, uint32_t fi) {
+  const sf_func *f = &m->api->funcs[fi];
+  const sf_arg *first = sf_seq_args(&m->next, m->burst.first);
+  uint64_t fixed = 0;
+  for (uint32_t i = 0; i < f->nparams && i < 64; i++) {
+    const sf_param *p = &f->params[i];
+    if (p->kind == SF_HANDLE && sf_param_is_input(p) && first[i].bits != SF_NULL_REF &&
+        sf_life_usable(&m->life, first[i].bits, p->type_index))
+      fixed |= 1ULL << i;
+  }
+  return sf_mut_append_call_bound(m, &m->next, fi, 0, first, fixed);
+}
+
+/* Append one call to m->next or, one time in ten, a burst of calls of one
+ * function (containers need puts and deletes in a row): 2-9 calls, or up to
+ * 25, on the same handles, whose keys are distinct (fresh) or walk the
+ * keys earlier calls used (values.c: burst_bytes). */
+static void append_calls(sf_mutator *m) {
+  sf_rng *r = &m->rng;
+  uint32_t fi = sf_mut_random_func(m), times = 1;
+  if (sf_rng_chance(r, 1, 10)) {
+    times = 2 + (uint32_t)sf_rng_below(r, sf_rng_chance(r, 1, 2) ? 8 : 24);
+    m->burst.start = m->next.ncalls;
+    m->burst.mode = (int)sf_rng_below(r, 3);
+    m->burst.offset = sf_rng_chance(r, 3, 4) ? 0 : (uint32_t)sf_rng_below(r, 8);
+    /* A walk is of a function that takes the keys earlier calls used. */
+    for (int tries = 0; m->burst.mode == SF_BURST_WALK && tries < 8;
+         tries++, fi = sf_mut_random_func(m))
+      if (sf_mut_walkable(m, &m->next, &m->api->funcs[fi])) break;
+  }
+  for (uint32_t k = 0, tries = 0; k < times && tries < times + 4; tries++) {
+    if (k == 0 && tries > 0) fi = sf_mut_random_func(m);
+    m->burst.k = times > 1 ? k : UINT32_MAX;
+    if (k == 0 ? sf_mut_append_call(m, &m->next, fi, 0) : append_burst_call(m, fi)) {
+      if (k == 0) m->burst.first = m->next.ncalls - 1;
+      k++;
+    }
+  }
+  m->burst.k = UINT32_MAX;
+}
+
 static int mut_insert(sf_mutator *m, bool at_end) {
   const sf_seq *src = &m->cur;
   m->last_op = at_end ? "extend" : "insert";
@@ -212,13 +256,7 @@ static int mut_insert(sf_mutator *m, bool at_end) {
   sf_mut_begin_next(m);
   int rc = sf_mut_copy_calls(m, &m->next, src, 0, pos, map, m->cur_reus, m->ncur_reus);
   if (rc == 0) {
-    /* Occasionally a burst of the same operation (containers need it). */
-    uint32_t fi = sf_mut_random_func(m),
-             times = sf_rng_chance(&m->rng, 1, 10) ? 2 + (uint32_t)sf_rng_below(&m->rng, 8) : 1;
-    for (uint32_t k = 0, tries = 0; k < times && tries < times + 4; tries++)
-      if (sf_mut_append_call(m, &m->next, k == 0 && tries > 0 ? (fi = sf_mut_random_func(m)) : fi,
-                             0))
-        k++;
+    append_calls(m);
     rc = sf_mut_copy_calls(m, &m->next, src, pos, src->ncalls, map, m->cur_reus, m->ncur_reus);
   }
   return rc;

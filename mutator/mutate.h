@@ -5,8 +5,9 @@
  * decode, see seq.h), changes the sequence, repairs it so that it is valid by
  * the grammar (types, lifetimes, preconditions), and encodes the result.
  * Mutations: extend with a new call whose handle arguments come from values
- * already in the sequence (producing one first when none is alive), insert a
- * call, remove a call with what depended on it, change a primitive argument
+ * already in the sequence (producing one first when none is alive), or with a
+ * burst of calls of one function on the same handles (distinct keys, or the
+ * keys earlier calls used, in turn), insert a call, remove a call with what depended on it, change a primitive argument
  * (boundary values, grammar constants and dictionary strings), swap a handle
  * argument, repeat a call, and splice two sequences (Randoop's composition).
  *
@@ -28,7 +29,7 @@ typedef struct sf_mutator sf_mutator;
  * on to the ones whose outputs became new inputs, see schedule.c). */
 typedef enum sf_mutation {
   SF_MUT_MIX = 0,
-  SF_MUT_EXTEND,    /* append a call (sometimes a burst of the same one) */
+  SF_MUT_EXTEND,    /* append a call (sometimes a burst of one function) */
   SF_MUT_INSERT,    /* insert a call at a random position */
   SF_MUT_REMOVE,    /* remove a call and what depended on it */
   SF_MUT_CHANGE,    /* change one argument (primitive, bytes or handle) */

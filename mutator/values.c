@@ -40,6 +40,11 @@ void sf_mut_absorb_cmp(sf_mutator *m, const sf_feedback *fb) {
     m->cmpnext = (m->cmpnext + 1) % 256;
     if (m->ncmpvals < 256) m->ncmpvals++;
   }
+  for (uint32_t c = 0; c < 256 && m->nseps < sizeof m->seplist; c++)
+    if ((fb->separators[c / 64] & ~m->separators[c / 64]) >> (c % 64) & 1) {
+      m->separators[c / 64] |= 1ull << (c % 64);
+      m->seplist[m->nseps++] = (uint8_t)c;
+    }
   for (uint32_t i = 0; i < fb->nanswer_cmp && i < SF_FB_MAX_ANSWER_CMP; i++) {
     uint32_t k = 0;
     while (k < m->nanswervals && m->answervals[k] != fb->answer_cmp[i][1])
@@ -173,15 +178,39 @@ static void reuse_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, const sf_pa
   }
 }
 
+/* A list ("a,b,c", which a parser splits): 2 to 15 names of letters and
+ * digits, or dictionary words now and then, joined by a separator the target
+ * compared bytes with. */
+static void gen_list(sf_mutator *m, sf_buf *out) {
+  sf_rng *r = &m->rng;
+  uint8_t sep = m->seplist[sf_rng_below(r, m->nseps)];
+  uint32_t n = 2 + (uint32_t)sf_rng_below(r, sf_rng_chance(r, 1, 2) ? 4 : 14);
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) sf_buf_putc(out, sep);
+    if (m->api->ndict && sf_rng_chance(r, 1, 4)) {
+      const char *d = m->api->dict[sf_rng_below(r, m->api->ndict)];
+      sf_buf_append(out, d, strlen(d));
+      continue;
+    }
+    for (uint64_t k = 1 + sf_rng_below(r, 6); k > 0; k--)
+      sf_buf_putc(out, sf_rng_chance(r, 4, 5) ? (uint8_t)('a' + sf_rng_below(r, 26))
+                                              : (uint8_t)('0' + sf_rng_below(r, 10)));
+  }
+}
+
 /* Bytes for a string or buffer (for parameter like, if not NULL): a
  * dictionary word, the bytes of another argument of the sequence (so keys
- * match across calls), or letters and bytes. */
+ * match across calls), a list of names when the target compares separators,
+ * or letters and bytes. */
 static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max_len,
                        const sf_param *like) {
   sf_rng *r = &m->rng;
   sf_buf_reset(out);
   uint32_t choice = (uint32_t)sf_rng_below(r, 10);
-  if (choice < 3 && m->api->ndict) {
+  if (m->nseps && sf_rng_chance(r, 1, 8)) {
+    gen_list(m, out);
+    choice = 0;
+  } else if (choice < 3 && m->api->ndict) {
     const char *d = m->api->dict[sf_rng_below(r, m->api->ndict)];
     sf_buf_append(out, d, strlen(d));
   } else if (choice < 7 && s->ncalls) {
@@ -197,6 +226,65 @@ static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max
     }
   }
   if (out->len > max_len) out->len = (size_t)max_len;
+}
+
+/* Do arguments a and b of s hold the same bytes? */
+static bool same_bytes(const sf_seq *s, const sf_arg *a, const sf_arg *b) {
+  return a->len == b->len && memcmp(sf_seq_bytes(s, a), sf_seq_bytes(s, b), a->len) == 0;
+}
+
+/* The walk of a burst: the (offset + k)-th of the distinct values that
+ * calls before the burst gave parameters named like p, in order (keys put
+ * before, now deleted one by one). NULL when there is none. */
+static const sf_arg *walk_value(const sf_mutator *m, const sf_seq *s, const sf_param *p) {
+  const sf_arg *found[64];
+  uint32_t n = 0;
+  for (uint32_t ci = 0; ci < m->burst.start && ci < s->ncalls && n < 64; ci++)
+    for (uint32_t i = 0; i < sf_seq_func(s, ci)->nparams && n < 64; i++) {
+      if (!same_role(s, ci, i, p)) continue;
+      const sf_arg *a = &sf_seq_args(s, ci)[i];
+      bool dup = false;
+      for (uint32_t j = 0; j < n && !dup; j++)
+        dup = same_bytes(s, a, found[j]);
+      if (!dup) found[n++] = a;
+    }
+  return n ? found[(m->burst.offset + m->burst.k) % n] : NULL;
+}
+
+bool sf_mut_walkable(const sf_mutator *m, const sf_seq *s, const sf_func *f) {
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    const sf_param *p = &f->params[i];
+    if (sf_param_is_input(p) && (p->kind == SF_STRING || p->kind == SF_BUFFER) && p->name &&
+        walk_value(m, s, p))
+      return true;
+  }
+  return false;
+}
+
+/* Bytes for parameter p of f in a burst (m->burst) into out; false: pick
+ * them as usual. A walk takes earlier values in turn (walk_value); a fresh
+ * burst, and a walk with nothing to walk, gives each call after the first
+ * the first call's bytes and a letter of its own (distinct keys, put one
+ * after another). */
+static bool burst_bytes(sf_mutator *m, const sf_seq *s, const sf_func *f, const sf_param *p,
+                        sf_buf *out, uint64_t max_len) {
+  if (m->burst.k == UINT32_MAX || m->burst.mode == SF_BURST_ANY || !p->name) return false;
+  const sf_arg *a = m->burst.mode == SF_BURST_WALK ? walk_value(m, s, p) : NULL;
+  uint32_t k = m->burst.k;
+  if (!a && k == 0) return false;
+  sf_buf_reset(out);
+  if (a) {
+    sf_buf_append(out, sf_seq_bytes(s, a), a->len);
+  } else {
+    a = &sf_seq_args(s, m->burst.first)[p - f->params];
+    sf_buf_append(out, sf_seq_bytes(s, a), a->len);
+    for (k--;; k = k / 26 - 1) {
+      sf_buf_putc(out, (uint8_t)('a' + k % 26));
+      if (k < 26) break;
+    }
+  }
+  if (out->len > max_len) out->len = (size_t)max_len;
+  return true;
 }
 
 /* Append v's low `size` bytes, little endian. */
@@ -412,7 +500,7 @@ int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param 
     }
     if (p->flags & SF_P_PRINTF)
       gen_printf(m, tmp, p->flags & SF_P_PRINTF_SQLITE);
-    else
+    else if (!burst_bytes(m, s, f, p, tmp, SF_MAX_STRING))
       pick_bytes(m, s, tmp, SF_MAX_STRING, p);
     uint8_t *nul = tmp->len ? memchr(tmp->data, 0, tmp->len) : NULL;
     if (nul) tmp->len = (size_t)(nul - tmp->data);
@@ -429,7 +517,7 @@ int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param 
     } else if (p->flags & SF_P_VTABLE) {
       gen_vtable(m, s, &m->api->vtables[p->type_index], tmp);
     } else if (es == 1) {
-      pick_bytes(m, s, tmp, hi, p);
+      if (!burst_bytes(m, s, f, p, tmp, hi)) pick_bytes(m, s, tmp, hi, p);
     } else {
       uint64_t n = lo + sf_rng_below(&m->rng, (hi - lo < 16 ? hi - lo : 16) + 1);
       for (uint64_t i = 0; i < n; i++) {

@@ -31,6 +31,7 @@ void __real___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
   (void)cases;
 }
 void __wrap___sanitizer_cov_trace_const_cmp4(uint32_t a, uint32_t b);
+void __wrap___sanitizer_cov_trace_const_cmp1(uint8_t a, uint8_t b);
 
 /* cb_tick's checks of a hook's answer r: r > 100, r == 100, r == 42. */
 static uint32_t tick_run(uint64_t answer, uint64_t (*pairs)[2]) {
@@ -100,10 +101,44 @@ static void test_new_pairs_first(void **state) {
   assert_true(has_pair(pairs, 4, 1000, 7));
 }
 
+static bool in_set(const uint64_t set[4], uint8_t c) {
+  return set[c / 64] >> (c % 64) & 1;
+}
+
+/* A byte compared with punctuation or space notes it as a separator (a
+ * parser splitting "a,b"); letters, digits and wider comparisons do not,
+ * and a new run starts with none. */
+static void test_separators(void **state) {
+  (void)state;
+  uint64_t set[4], consts[8];
+  sf_cmp_trace_begin();
+  const char *text = "ab,c";
+  for (const char *p = text; *p; p++) { /* while (*p && *p != ',' && *p != 'x') */
+    __wrap___sanitizer_cov_trace_const_cmp1(',', (uint8_t)*p);
+    __wrap___sanitizer_cov_trace_const_cmp1('x', (uint8_t)*p);
+  }
+  __wrap___sanitizer_cov_trace_const_cmp1('\n', 'a');
+  __wrap___sanitizer_cov_trace_const_cmp4(';', 'a');
+  sf_cmp_trace_end(consts, 8);
+  sf_cmp_trace_separators(set);
+  assert_true(in_set(set, ','));
+  assert_true(in_set(set, '\n'));
+  assert_false(in_set(set, 'x'));
+  assert_false(in_set(set, ';'));
+  assert_int_equal(__builtin_popcountll(set[0]) + __builtin_popcountll(set[1]) +
+                       __builtin_popcountll(set[2]) + __builtin_popcountll(set[3]),
+                   2);
+  sf_cmp_trace_begin();
+  sf_cmp_trace_end(consts, 8);
+  sf_cmp_trace_separators(set);
+  assert_false(in_set(set, ','));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_neighbours),
       cmocka_unit_test(test_new_pairs_first),
+      cmocka_unit_test(test_separators),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -253,6 +253,69 @@ static void test_linked_change(void **state) {
   sf_buf_free(&in);
 }
 
+/* Is argument i of call ci of s the string str? */
+static bool arg_is(const sf_seq *s, uint32_t ci, uint32_t i, const char *str) {
+  const sf_arg *a = &sf_seq_args(s, ci)[i];
+  return a->len == strlen(str) && memcmp(sf_seq_bytes(s, a), str, a->len) == 0;
+}
+
+/* Bursts push one container through growth and shrinkage: five puts or more
+ * in a row on one table with distinct keys, and deletes on the same table
+ * walking the keys put before, in order. */
+static void test_bursts(void **state) {
+  (void)state;
+  sf_buf in = {0};
+  encode_text("h1 = kv_open(8, 0);\n"
+              "h2 = kv_open(8, 0);\n"
+              "kv_put(h1, \"k1\", \"v\");\n"
+              "kv_put(h1, \"k2\", \"v\");\n"
+              "kv_put(h1, \"k3\", \"v\");\n"
+              "h3 = kv_open(8, 0);\n",
+              &in);
+  sf_mutator_options opt = {.max_calls = 64, .only = SF_MUT_EXTEND, .no_equivalence = true};
+  sf_mutator *m = sf_mutator_new(demo, &opt);
+  sf_seq s;
+  sf_seq_init(&s, demo);
+  uint32_t put = (uint32_t)sf_api_find_func(demo, "kv_put"),
+           del = (uint32_t)sf_api_find_func(demo, "kv_del");
+  uint8_t out[8192];
+  int fresh = 0, walks = 0;
+  for (uint64_t seed = 0; seed < 20000; seed++) {
+    size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+    check_output(demo, &s, out, n, sizeof out, opt.max_calls);
+    if (s.ncalls < 9) continue;
+    /* Five puts in a row after the input's calls, one table, distinct keys. */
+    uint32_t run = 0;
+    for (uint32_t ci = 6; ci < s.ncalls && run < 5; ci++) {
+      bool same = run && sf_seq_args(&s, ci)[0].bits == sf_seq_args(&s, ci - 1)[0].bits;
+      bool distinct = true;
+      for (uint32_t j = ci - (same ? run : 0); j < ci && distinct; j++) {
+        const sf_arg *a = &sf_seq_args(&s, ci)[1], *b = &sf_seq_args(&s, j)[1];
+        distinct = a->len != b->len || memcmp(sf_seq_bytes(&s, a), sf_seq_bytes(&s, b), a->len);
+      }
+      run = s.calls[ci].func != put ? 0 : same && distinct ? run + 1 : 1;
+    }
+    fresh += run == 5;
+    /* Deletes of k1, k2, k3 in a row on the table they were put in. */
+    for (uint32_t ci = 6; ci + 2 < s.ncalls; ci++) {
+      bool walk = true;
+      for (uint32_t k = 0; k < 3 && walk; k++) {
+        char key[3] = {'k', (char)('1' + k), 0};
+        walk = s.calls[ci + k].func == del && sf_seq_args(&s, ci + k)[0].bits == 0 &&
+               arg_is(&s, ci + k, 1, key);
+      }
+      walks += walk;
+    }
+  }
+  if (getenv("TEST_VERBOSE")) fprintf(stderr, "fresh bursts %d, walks %d\n", fresh, walks);
+  /* About 1 output in 500 each (a burst is one extension in ten). */
+  assert_true(fresh > 10);
+  assert_true(walks > 10);
+  sf_seq_free(&s);
+  sf_mutator_free(m);
+  sf_buf_free(&in);
+}
+
 /* Picks of each mutation out of n. */
 static void count_picks(sf_schedule *sc, sf_rng *r, uint32_t n, bool doc, bool grow,
                         uint32_t *picks) {
@@ -386,6 +449,57 @@ static void fake_feedback(sf_feedback *fb, const sf_buf *in, uint32_t ncalls, ui
 
 /* Legality: after a run stopped at call 3, no output keeps call 3 (or later)
  * of the input; without the filter they do. */
+/* Is a a list of three names or more joined by sep ("ab;c;d")? */
+static bool is_list(const sf_seq *s, const sf_arg *a, uint8_t sep) {
+  const uint8_t *b = sf_seq_bytes(s, a);
+  uint32_t names = 0, len = 0;
+  for (uint32_t i = 0; i <= a->len; i++) {
+    if (i < a->len && b[i] != sep) {
+      len++;
+      continue;
+    }
+    if (!len) return false;
+    names++, len = 0;
+  }
+  return names >= 3;
+}
+
+/* Once runs show the target comparing bytes with ';', new strings are now
+ * and then lists joined by it; never before. */
+static void test_separator_lists(void **state) {
+  (void)state;
+  sf_buf in = {0};
+  encode_text("h1 = kv_open(8, 0);\n", &in);
+  sf_feedback fb;
+  fake_feedback(&fb, &in, 1, 1, 0, NULL);
+  fb.separators[';' / 64] |= 1ull << (';' % 64);
+  int lists[2] = {0, 0};
+  for (int noted = 0; noted < 2; noted++) {
+    sf_mutator_options opt = {.only = SF_MUT_EXTEND, .no_equivalence = true};
+    sf_mutator *m = sf_mutator_new(demo, &opt);
+    sf_mutator_add_input(m, in.data, in.len, noted ? &fb : NULL);
+    sf_seq s;
+    sf_seq_init(&s, demo);
+    uint8_t out[4096];
+    for (uint64_t seed = 0; seed < 2000; seed++) {
+      size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+      check_output(demo, &s, out, n, sizeof out, 64);
+      for (uint32_t ci = 0; ci < s.ncalls; ci++) {
+        const sf_func *f = sf_seq_func(&s, ci);
+        for (uint32_t i = 0; i < f->nparams; i++)
+          lists[noted] += f->params[i].kind == SF_STRING && sf_param_is_input(&f->params[i]) &&
+                          is_list(&s, &sf_seq_args(&s, ci)[i], ';');
+      }
+    }
+    sf_seq_free(&s);
+    sf_mutator_free(m);
+  }
+  if (getenv("TEST_VERBOSE")) fprintf(stderr, "lists: %d before, %d after\n", lists[0], lists[1]);
+  assert_true(lists[1] > 50);
+  assert_true(lists[0] * 10 < lists[1]);
+  sf_buf_free(&in);
+}
+
 static void test_legality_filter(void **state) {
   (void)state;
   sf_buf in = {0};
@@ -806,6 +920,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_each_mutation),
       cmocka_unit_test(test_linked_change),
+      cmocka_unit_test(test_bursts),
+      cmocka_unit_test(test_separator_lists),
       cmocka_unit_test(test_schedule_learns),
       cmocka_unit_test(test_schedule_prefers_new_code),
       cmocka_unit_test(test_schedule_credit_through_mutator),
