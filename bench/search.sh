@@ -36,7 +36,8 @@ source "$root/bench/lib.sh"
 mkdir -p "$root/build/bench"
 result="$root/build/bench/search-$(date +%Y%m%d-%H%M%S).txt"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# SEARCH_KEEP=1 keeps the runs' directories (logs, corpora, AFL++ stats).
+if [ "${SEARCH_KEEP:-0}" = 1 ]; then echo "runs in $work" >&2; else trap 'rm -rf "$work"' EXIT; fi
 
 targets=()
 for lib in "${libs[@]}"; do targets+=("search_${lib}_fuzzer" "search_${lib}_handwritten"); done
@@ -51,7 +52,7 @@ if [[ " $engines " == *" afl "* ]]; then
   cmake -S "$root" -B "$root/build-afl" >/dev/null
   cmake --build "$root/build-afl" -j"$(nproc)" --target "${targets[@]}" >/dev/null
   # The hand-written harnesses' CmpLog twins (afl-fuzz -c).
-  driver=$(ls /usr/lib/afl/libAFLDriver.a /usr/local/lib/afl/libAFLDriver.a 2>/dev/null | head -1)
+  driver=$(ls /usr/lib/afl/libAFLDriver.a /usr/local/lib/afl/libAFLDriver.a 2>/dev/null | head -1 || true)
   for lib in "${libs[@]}"; do
     d=$root/bench/search/$lib
     env AFL_QUIET=1 AFL_LLVM_CMPLOG=1 afl-clang-fast -O2 -g -fsanitize=address,undefined -I"$d" \
@@ -84,7 +85,7 @@ afl() {
   local extra=()
   if [ "$kind" = fuzzer ]; then
     printf '' >"$dir/empty.seq"
-    "$root/build/seqfuzz" encode "$root/bench/search/$lib/$lib.api" "$dir/empty.seq" -o "$dir/in/seed"
+    "$root/build/seqfuzz" encode "$root/bench/search/$lib/$lib.api" "$dir/empty.seq" -o "$dir/in/seed" 2>/dev/null
     extra=(env AFL_CUSTOM_MUTATOR_LIBRARY="$root/build/libseqfuzz-afl.so" AFL_CUSTOM_MUTATOR_ONLY=1
       SEQFUZZ_API="$root/bench/search/$lib/$lib.api")
   else

@@ -20,7 +20,9 @@ cmake -S "$root" -B "$root/build-afl" -DCMAKE_C_COMPILER=afl-clang-fast \
   "-DCMAKE_C_COMPILER_LAUNCHER=env;AFL_LLVM_ALLOWLIST=$allow;AFL_QUIET=1" >/dev/null
 cmake --build "$root/build-afl" -j"$(nproc)" --target kvstore_fuzzer kvstore_fixed_fuzzer \
   handwritten_fuzzer handwritten_fixed_fuzzer solverlib_fuzzer >/dev/null
-cmake -S "$root" -B "$root/build" -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# The compilers through the environment: CMake reads it on a first configure
+# only, where -DCMAKE_C_COMPILER spelled unlike the cache's full path would
+# make CMake delete an existing build/'s cache.
+CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$root/build" -j"$(nproc)" --target seqfuzz seqfuzz-afl >/dev/null
 echo "AFL++ targets in $root/build-afl, mutator $root/build/libseqfuzz-afl.so"
