@@ -5,7 +5,7 @@
 # an empty corpus, seqfuzz against the hand-written harness, side by side
 # (one core each), per engine, medians over seeds.
 #
-#   bench/search.sh [--seeds N] [--limit SECONDS] [--engines "libfuzzer afl"] [LIB...]
+#   bench/search.sh [--seeds N] [--limit SECONDS] [--engines "libfuzzer afl"] [--base COMMIT] [LIB...]
 #
 # Defaults: 5 seeds, 600 s, both engines, every library of
 # bench/search/CMakeLists.txt that is there. libFuzzer: each fuzzer from an
@@ -15,15 +15,21 @@
 # harness with CmpLog (-c, as a careful user runs it), from one zero byte.
 # A run that does not find the bug counts as the limit ("600+"). Results: a
 # table on stdout and build/bench/search-<date>.txt.
+#
+# --base COMMIT: seqfuzz before and after a change instead of seqfuzz
+# against the hand-written harness (libFuzzer only): COMMIT's fuzzers are
+# built in a git worktree (build/bench/search-base) and take the
+# hand-written column's place.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-seeds=5 limit=600 engines="libfuzzer afl"
+seeds=5 limit=600 engines="libfuzzer afl" base=""
 libs=()
 while [ $# -gt 0 ]; do
   case "$1" in
   --seeds) seeds=$2; shift 2 ;;
   --limit) limit=$2; shift 2 ;;
   --engines) engines=$2; shift 2 ;;
+  --base) base=$2 engines=libfuzzer; shift 2 ;;
   *) libs+=("$1"); shift ;;
   esac
 done
@@ -43,6 +49,14 @@ targets=()
 for lib in "${libs[@]}"; do targets+=("search_${lib}_fuzzer" "search_${lib}_handwritten"); done
 cmake -S "$root" -B "$root/build" >/dev/null
 cmake --build "$root/build" -j"$(nproc)" --target seqfuzz seqfuzz-afl "${targets[@]}" >/dev/null
+other=handwritten other_name=hand-written other_dir=$root/build/bench/search
+if [ -n "$base" ]; then
+  old=$root/build/bench/search-base
+  bench_tree "$root" "$old" "$base"
+  CC=clang-14 CXX=clang++-14 cmake -S "$old" -B "$old/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$old/build" -j"$(nproc)" --target "${targets[@]/%_handwritten/_fuzzer}" >/dev/null
+  other=fuzzer other_name="seqfuzz at $base" other_dir=$old/build/bench/search
+fi
 if [[ " $engines " == *" afl "* ]]; then
   "$root/scripts/build-afl.sh" >/dev/null
   allow="$root/build-afl/allowlist.txt"
@@ -107,9 +121,9 @@ afl() {
 }
 
 {
-  echo "# bench/search.sh --seeds $seeds --limit $limit --engines \"$engines\" ${libs[*]} ($(date -u +%F), $(nproc) cores)"
-  echo "# seconds to the bug, median (all seeds); hand-written / seqfuzz: >1 means seqfuzz is faster"
-  printf '%-9s | %-9s | %-40s | %-40s | %s\n' library engine "seqfuzz" "hand-written" "ratio"
+  echo "# bench/search.sh --seeds $seeds --limit $limit --engines \"$engines\"${base:+ --base $base} ${libs[*]} ($(date -u +%F), $(nproc) cores)"
+  echo "# seconds to the bug, median (all seeds); $other_name / seqfuzz: >1 means seqfuzz is faster"
+  printf '%-9s | %-9s | %-40s | %-40s | %s\n' library engine "seqfuzz" "$other_name" "ratio"
 } | tee "$result"
 execs=""
 for lib in "${libs[@]}"; do
@@ -119,7 +133,7 @@ for lib in "${libs[@]}"; do
       d="$work/$lib-$engine-$seed"
       if [ "$engine" = libfuzzer ]; then
         lf "$root/build/bench/search/search_${lib}_fuzzer" "$seed" 0 "$d-s" >"$work/a" &
-        lf "$root/build/bench/search/search_${lib}_handwritten" "$seed" 1 "$d-h" >"$work/b" &
+        lf "$other_dir/search_${lib}_$other" "$seed" 1 "$d-h" >"$work/b" &
       else
         afl fuzzer "$lib" "$seed" 0 "$d-s" >"$work/a" &
         afl handwritten "$lib" "$seed" 1 "$d-h" >"$work/b" &
