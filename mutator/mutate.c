@@ -205,7 +205,9 @@ static void drop_failed_last(sf_mutator *m) {
  * they live (the same container, grown and shrunk). */
 static bool append_burst_call(sf_mutator *m, uint32_t fi) {
   const sf_func *f = &m->api->funcs[fi];
-  const sf_arg *first = sf_seq_args(&m->next, m->burst.first);
+  /* A copy: a producer call made for another argument may move m->next's. */
+  sf_arg first[64];
+  memcpy(first, sf_seq_args(&m->next, m->burst.first), f->nparams * sizeof *first);
   uint64_t fixed = 0;
   for (uint32_t i = 0; i < f->nparams && i < 64; i++) {
     const sf_param *p = &f->params[i];
