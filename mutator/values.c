@@ -40,10 +40,11 @@ void sf_mut_absorb_cmp(sf_mutator *m, const sf_feedback *fb) {
     m->cmpnext = (m->cmpnext + 1) % 256;
     if (m->ncmpvals < 256) m->ncmpvals++;
   }
-  for (uint32_t c = 0; c < 256 && m->nseps < sizeof m->seplist; c++)
-    if ((fb->separators[c / 64] & ~m->separators[c / 64]) >> (c % 64) & 1) {
-      m->separators[c / 64] |= 1ull << (c % 64);
-      m->seplist[m->nseps++] = (uint8_t)c;
+  for (uint32_t w = 0; w < 4; w++) /* separators not seen before, in byte order */
+    for (uint64_t fresh = fb->separators[w] & ~m->separators[w];
+         fresh && m->nseps < sizeof m->seplist; fresh &= fresh - 1) {
+      m->separators[w] |= fresh & -fresh;
+      m->seplist[m->nseps++] = (uint8_t)(w * 64 + (uint32_t)__builtin_ctzll(fresh));
     }
   for (uint32_t i = 0; i < fb->nanswer_cmp && i < SF_FB_MAX_ANSWER_CMP; i++) {
     uint32_t k = 0;
@@ -209,8 +210,10 @@ static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max
   uint32_t choice = (uint32_t)sf_rng_below(r, 10);
   if (m->nseps && sf_rng_chance(r, 1, 8)) {
     gen_list(m, out);
-    choice = 0;
-  } else if (choice < 3 && m->api->ndict) {
+    if (out->len > max_len) out->len = (size_t)max_len;
+    return;
+  }
+  if (choice < 3 && m->api->ndict) {
     const char *d = m->api->dict[sf_rng_below(r, m->api->ndict)];
     sf_buf_append(out, d, strlen(d));
   } else if (choice < 7 && s->ncalls) {
