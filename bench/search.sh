@@ -5,13 +5,16 @@
 # an empty corpus, seqfuzz against the hand-written harness, side by side
 # (one core each), per engine, medians over seeds.
 #
-#   bench/search.sh [--seeds N] [--limit SECONDS] [--engines "libfuzzer afl"] [--base COMMIT] [LIB...]
+#   bench/search.sh [--seeds N] [--limit SECONDS] [--engines "libfuzzer afl"] [--base COMMIT]
+#                   [--env VAR=VALUE] [LIB...]
 #
 # Defaults: 5 seeds, 600 s, both engines, every library of
 # bench/search/CMakeLists.txt that is there. libFuzzer: each fuzzer from an
 # empty directory, -seed=N, until its first crash. AFL++ (afl-fuzz with
 # AFL_BENCH_UNTIL_CRASH): the seqfuzz fuzzer with the seqfuzz mutator alone
-# (AFL_CUSTOM_MUTATOR_ONLY), from an empty sequence; the hand-written
+# (AFL_CUSTOM_MUTATOR_ONLY), from an empty sequence, its libFuzzer build as
+# the solver server (SEQFUZZ_SOLVER_TARGET, as `seqfuzz fuzz` runs it: the
+# tracing build's comparisons, as CmpLog's for AFL++); the hand-written
 # harness with CmpLog (-c, as a careful user runs it), from one zero byte.
 # A run that does not find the bug counts as the limit ("600+"). Results: a
 # table on stdout and build/bench/search-<date>.txt.
@@ -20,9 +23,13 @@
 # against the hand-written harness (libFuzzer only): COMMIT's fuzzers are
 # built in a git worktree (build/bench/search-base) and take the
 # hand-written column's place.
+#
+# --env VAR=VALUE: seqfuzz with its defaults against seqfuzz with VAR=VALUE
+# (a run-time option, harness/options.def), both engines: the second column
+# is the same fuzzer run with that variable set.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-seeds=5 limit=600 engines="libfuzzer afl" base=""
+seeds=5 limit=600 engines="libfuzzer afl" base="" alt_env=""
 libs=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -30,6 +37,7 @@ while [ $# -gt 0 ]; do
   --limit) limit=$2; shift 2 ;;
   --engines) engines=$2; shift 2 ;;
   --base) base=$2 engines=libfuzzer; shift 2 ;;
+  --env) alt_env=$2; shift 2 ;;
   *) libs+=("$1"); shift ;;
   esac
 done
@@ -56,6 +64,8 @@ if [ -n "$base" ]; then
   CC=clang-14 CXX=clang++-14 cmake -S "$old" -B "$old/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   cmake --build "$old/build" -j"$(nproc)" --target "${targets[@]/%_handwritten/_fuzzer}" >/dev/null
   other=fuzzer other_name="seqfuzz at $base" other_dir=$old/build/bench/search
+elif [ -n "$alt_env" ]; then
+  other=fuzzer other_name="seqfuzz with $alt_env"
 fi
 if [[ " $engines " == *" afl "* ]]; then
   "$root/scripts/build-afl.sh" >/dev/null
@@ -74,13 +84,13 @@ if [[ " $engines " == *" afl "* ]]; then
   done
 fi
 
-# lf FUZZER SEED CPU DIR: libFuzzer until the first crash; prints seconds and
-# executions ("LIMIT+ -" when none).
+# lf FUZZER SEED CPU DIR [VAR=VALUE]: libFuzzer until the first crash; prints
+# seconds and executions ("LIMIT+ -" when none).
 lf() {
   local dir=$4 t0 t1
   mkdir -p "$dir/corpus"
   t0=$(date +%s.%N)
-  SEQFUZZ_STATS=0 taskset -c "$3" "$1" "$dir/corpus" -seed="$2" -max_total_time="$limit" \
+  env ${5:-} SEQFUZZ_STATS=0 taskset -c "$3" "$1" "$dir/corpus" -seed="$2" -max_total_time="$limit" \
     -print_final_stats=1 -artifact_prefix="$dir/" >"$dir/log" 2>&1 || true
   t1=$(date +%s.%N)
   if ls "$dir" | grep -q '^crash-\|^leak-'; then
@@ -90,8 +100,8 @@ lf() {
   fi
 }
 
-# afl KIND LIB SEED CPU DIR: afl-fuzz until the first crash (KIND seqfuzz or
-# handwritten); prints seconds and executions.
+# afl KIND LIB SEED CPU DIR [VAR=VALUE]: afl-fuzz until the first crash (KIND
+# fuzzer, seqfuzz's, or handwritten); prints seconds and executions.
 afl() {
   local kind=$1 lib=$2 dir=$5 t0 t1
   local fuzzer="$root/build-afl/bench/search/search_${lib}_$kind"
@@ -101,14 +111,15 @@ afl() {
     printf '' >"$dir/empty.seq"
     "$root/build/seqfuzz" encode "$root/bench/search/$lib/$lib.api" "$dir/empty.seq" -o "$dir/in/seed" 2>/dev/null
     extra=(env AFL_CUSTOM_MUTATOR_LIBRARY="$root/build/libseqfuzz-afl.so" AFL_CUSTOM_MUTATOR_ONLY=1
-      SEQFUZZ_API="$root/bench/search/$lib/$lib.api")
+      SEQFUZZ_API="$root/bench/search/$lib/$lib.api"
+      SEQFUZZ_SOLVER_TARGET="$root/build/bench/search/search_${lib}_fuzzer")
   else
     printf '\0' >"$dir/in/seed"
   fi
   local cmplog=()
   [ "$kind" = handwritten ] && cmplog=(-c "$work/${lib}_cmplog" -l 2AT)
   t0=$(date +%s.%N)
-  (cd "$dir" && "${extra[@]}" env AFL_BENCH_UNTIL_CRASH=1 AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 \
+  (cd "$dir" && "${extra[@]}" env ${6:-} AFL_BENCH_UNTIL_CRASH=1 AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 \
     AFL_NO_AFFINITY=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 SEQFUZZ_STATS=0 \
     taskset -c "$4" timeout $((limit + 60)) afl-fuzz -i in -o out -m none -s "$3" -V "$limit" \
     "${cmplog[@]}" -- "$fuzzer" >afl.log 2>&1) || true
@@ -121,7 +132,7 @@ afl() {
 }
 
 {
-  echo "# bench/search.sh --seeds $seeds --limit $limit --engines \"$engines\"${base:+ --base $base} ${libs[*]} ($(date -u +%F), $(nproc) cores)"
+  echo "# bench/search.sh --seeds $seeds --limit $limit --engines \"$engines\"${base:+ --base $base}${alt_env:+ --env $alt_env} ${libs[*]} ($(date -u +%F), $(nproc) cores)"
   echo "# seconds to the bug, median (all seeds); $other_name / seqfuzz: >1 means seqfuzz is faster"
   printf '%-9s | %-9s | %-40s | %-40s | %s\n' library engine "seqfuzz" "$other_name" "ratio"
 } | tee "$result"
@@ -133,10 +144,10 @@ for lib in "${libs[@]}"; do
       d="$work/$lib-$engine-$seed"
       if [ "$engine" = libfuzzer ]; then
         lf "$root/build/bench/search/search_${lib}_fuzzer" "$seed" 0 "$d-s" >"$work/a" &
-        lf "$other_dir/search_${lib}_$other" "$seed" 1 "$d-h" >"$work/b" &
+        lf "$other_dir/search_${lib}_$other" "$seed" 1 "$d-h" $alt_env >"$work/b" &
       else
         afl fuzzer "$lib" "$seed" 0 "$d-s" >"$work/a" &
-        afl handwritten "$lib" "$seed" 1 "$d-h" >"$work/b" &
+        afl "$other" "$lib" "$seed" 1 "$d-h" $alt_env >"$work/b" &
       fi
       wait
       read -r ra xa <"$work/a"

@@ -9,7 +9,8 @@
  * With SEQFUZZ_SOLVER_TARGET naming a tracing (libFuzzer) build of the same
  * target, a solver server runs beside afl-fuzz (solver/remote.h) and its
  * results are a mutation stage, within the same time budget as under
- * libFuzzer. */
+ * libFuzzer, and what it saw the target compare (constants, separators)
+ * reaches the mutator as a libFuzzer build's run records would. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,9 @@ typedef struct afl_seqfuzz {
   sf_channel *channel;
   uint8_t *out;
   size_t outcap;
+  /* Stacking: the last output, mutated again until `stack` deep. */
+  sf_buf last;
+  uint32_t depth, stack;
   uint64_t seed, calls;
   char describe[64];
   char introspection[512];
@@ -84,6 +88,7 @@ void *afl_custom_init(void *afl, unsigned int seed) {
   st->channel = sf_channel_create(); /* no feedback if it fails: still works */
   st->seed = seed;
   st->stats_every = opt.stats;
+  st->stack = opt.stack > 0 ? (uint32_t)opt.stack : 1;
   st->contracts_out = opt.contracts ? getenv("SEQFUZZ_CONTRACTS_OUT") : NULL;
   const char *sf = getenv("SEQFUZZ_STATS_FILE");
   if (sf) st->stats_file = fopen(sf, "w");
@@ -103,9 +108,12 @@ void *afl_custom_init(void *afl, unsigned int seed) {
 /* The solver stage, within its time budget (solver/budget.h). */
 static size_t solver_stage(afl_seqfuzz *st, uint8_t *out, size_t max_size) {
   sf_buf_reset(&st->solved);
-  if (sf_solver_client_stage(&st->solver, &st->budget, &st->solved, max_size, &st->solver_stats) !=
-      1)
-    return 0;
+  int rc =
+      sf_solver_client_stage(&st->solver, &st->budget, &st->solved, max_size, &st->solver_stats);
+  sf_solver_hints h; /* what the tracing build saw compared: this build traces nothing */
+  if (sf_solver_client_take_hints(st->solver, &h))
+    sf_mutator_learn_compared(st->mut, h.consts, h.nconsts, h.separators);
+  if (rc != 1) return 0;
   memcpy(out, st->solved.data, st->solved.len);
   return st->solved.len;
 }
@@ -158,6 +166,27 @@ static uint8_t *out_buffer(afl_seqfuzz *st, size_t max_size) {
   return st->out;
 }
 
+/* libFuzzer mutates its last output again, up to -mutate_depth (5) times,
+ * running each: changes that find nothing one at a time (a second user, then
+ * an authentication as that user) add up. AFL++ hands over the queue entry
+ * afresh on every call, so the stacking is done here. */
+static const uint8_t *stacked_input(afl_seqfuzz *st, const uint8_t *buf, size_t *size) {
+  if (st->depth == 0 || st->depth >= st->stack || !st->last.len) {
+    st->depth = 0;
+    return buf;
+  }
+  *size = st->last.len;
+  return st->last.data;
+}
+
+static void remember_output(afl_seqfuzz *st, const uint8_t *out, size_t n) {
+  sf_buf_reset(&st->last);
+  if (n && st->stack > 1 && sf_buf_append(&st->last, out, n) == 0)
+    st->depth++;
+  else
+    st->depth = 0;
+}
+
 size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t buf_size, uint8_t **out_buf,
                        uint8_t *add_buf, size_t add_buf_size, size_t max_size) {
   afl_seqfuzz *st = data;
@@ -176,13 +205,17 @@ size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t buf_size, uint8_t **out_
   }
   size_t n = solver_stage(st, out, max_size);
   if (n) {
+    st->depth = 0;
     *out_buf = out;
     return n;
   }
+  size_t in_size = buf_size;
+  const uint8_t *in = stacked_input(st, buf, &in_size);
   if (add_buf && add_buf_size && (seed >> 61) == 0)
-    n = sf_mutator_crossover(st->mut, buf, buf_size, add_buf, add_buf_size, out, max_size, seed);
+    n = sf_mutator_crossover(st->mut, in, in_size, add_buf, add_buf_size, out, max_size, seed);
   else
-    n = sf_mutator_mutate(st->mut, buf, buf_size, out, max_size, seed);
+    n = sf_mutator_mutate(st->mut, in, in_size, out, max_size, seed);
+  remember_output(st, out, n);
   if (rec) rec->calls_wanted = n ? sf_mutator_calls_wanted(st->mut) : 0;
   if (st->stats_every && time(NULL) - st->last_stats >= st->stats_every) {
     st->last_stats = time(NULL);
@@ -193,7 +226,7 @@ size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t buf_size, uint8_t **out_
 }
 
 uint32_t afl_custom_fuzz_count(void *data, const uint8_t *buf, size_t buf_size) {
-  (void)data;
+  ((afl_seqfuzz *)data)->depth = 0; /* a new entry: stacking starts from it */
   (void)buf;
   (void)buf_size;
   return 256;
@@ -213,6 +246,7 @@ uint8_t afl_custom_queue_new_entry(void *data, const uint8_t *filename_new_queue
     if (sf_buf_append(&b, chunk, k)) break;
   fclose(fp);
   sf_mutator_add_input(st->mut, b.data, b.len, sf_channel_record(st->channel));
+  st->depth = 0; /* as libFuzzer: a find ends the stack */
   sf_solver_budget_new_input(&st->budget);
   if (st->solver) sf_solver_client_observe(st->solver, b.data, b.len);
   sf_buf_free(&b);
@@ -293,6 +327,7 @@ void afl_custom_deinit(void *data) {
   sf_seq_free(&st->trim_cur);
   sf_seq_free(&st->trim_cand);
   sf_buf_free(&st->trim_out);
+  sf_buf_free(&st->last);
   sf_mutator_free(st->mut);
   sf_api_free(st->api);
   free(st->out);

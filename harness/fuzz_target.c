@@ -455,11 +455,16 @@ static size_t solver_stage(uint8_t *data, size_t max_size) {
 }
 
 /* Server mode (SEQFUZZ_SOLVER_SERVE): an input the AFL++ mutator saw. */
-static void serve_observe(void *ctx, const uint8_t *data, size_t size) {
+static void serve_observe(void *ctx, const uint8_t *data, size_t size, sf_solver_hints *hints) {
   (void)ctx;
   if (sf_mutator_interpret(G.mut, &G.probe_seq, data, size)) return;
   const sf_cmp_record *rec;
+  uint64_t consts[SF_FB_MAX_CMP], seps[4];
+  sf_cmp_trace_begin(); /* the constants too, for the mutator in afl-fuzz */
   uint32_t n = traced_run(NULL, &G.probe_seq, &rec);
+  uint32_t nconsts = sf_cmp_trace_end(consts, SF_FB_MAX_CMP);
+  sf_cmp_trace_separators(seps);
+  sf_solver_hints_add(hints, consts, nconsts, seps);
   sf_solver_observe(G.solver, &G.probe_seq, rec, n);
   sf_solver_note_input(G.solver, sf_feedback_input_hash(data, size));
 }

@@ -218,13 +218,13 @@ static bool append_burst_call(sf_mutator *m, uint32_t fi) {
   return sf_mut_append_call_bound(m, &m->next, fi, 0, first, fixed);
 }
 
-/* Append one call to m->next or, one time in ten, a burst of calls of one
- * function (containers need puts and deletes in a row): 2-9 calls, or up to
- * 25, on the same handles, whose keys are distinct (fresh) or walk the
- * keys earlier calls used (values.c: burst_bytes). */
-static void append_calls(sf_mutator *m) {
+/* Append one call of fi to m->next or, one time in ten, a burst of calls
+ * of one function (containers need puts and deletes in a row): 2-9 calls,
+ * or up to 25, on the same handles, whose keys are distinct (fresh) or walk
+ * the keys earlier calls used (values.c: burst_bytes). */
+static void append_calls(sf_mutator *m, uint32_t fi) {
   sf_rng *r = &m->rng;
-  uint32_t fi = sf_mut_random_func(m), times = 1;
+  uint32_t times = 1;
   if (sf_rng_chance(r, 1, 10)) {
     times = 2 + (uint32_t)sf_rng_below(r, sf_rng_chance(r, 1, 2) ? 8 : 24);
     m->burst.start = m->next.ncalls;
@@ -246,19 +246,35 @@ static void append_calls(sf_mutator *m) {
   m->burst.k = UINT32_MAX;
 }
 
+/* Where an insertion of fi goes among the first `room` calls of s: one time
+ * in two right after a call of the same function, if s has one. A state
+ * machine allows a call in runs of states (users added before the greeting,
+ * recipients inside a transaction): beside a call the state took, the new
+ * one is likely taken too, where a random place is mostly refused. */
+static uint32_t insertion_point(sf_mutator *m, const sf_seq *s, uint32_t fi, uint32_t room) {
+  sf_rng *r = &m->rng;
+  uint32_t pos = (uint32_t)sf_rng_below(r, room + 1);
+  if (!sf_rng_chance(r, 1, 2)) return pos;
+  uint32_t same = 0, pick = 0;
+  for (uint32_t ci = 0; ci < room; ci++) /* reservoir: a uniform one of them */
+    if (s->calls[ci].func == fi && sf_rng_below(r, ++same) == 0) pick = ci + 1;
+  return same ? pick : pos;
+}
+
 static int mut_insert(sf_mutator *m, bool at_end) {
   const sf_seq *src = &m->cur;
   m->last_op = at_end ? "extend" : "insert";
   if (at_end) drop_failed_last(m);
   /* Not after a failed last call. */
   uint32_t room = src->ncalls - (m->cur_fails_last ? 1 : 0);
-  uint32_t pos = at_end ? src->ncalls : (uint32_t)sf_rng_below(&m->rng, room + 1);
+  uint32_t fi = sf_mut_random_func(m);
+  uint32_t pos = at_end ? src->ncalls : insertion_point(m, src, fi, room);
   uint64_t *map = sf_mut_make_map(m, 0, src->nvals);
   if (!map) return -1;
   sf_mut_begin_next(m);
   int rc = sf_mut_copy_calls(m, &m->next, src, 0, pos, map, m->cur_reus, m->ncur_reus);
   if (rc == 0) {
-    append_calls(m);
+    append_calls(m, fi);
     rc = sf_mut_copy_calls(m, &m->next, src, pos, src->ncalls, map, m->cur_reus, m->ncur_reus);
   }
   return rc;

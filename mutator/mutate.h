@@ -7,8 +7,8 @@
  * Mutations: extend with a new call whose handle arguments come from values
  * already in the sequence (producing one first when none is alive), or with a
  * burst of calls of one function on the same handles (distinct keys, or the
- * keys earlier calls used, in turn), insert a call, remove a call with what depended on it, change a primitive argument
- * (boundary values, grammar constants and dictionary strings), swap a handle
+ * keys earlier calls used, in turn), insert a call, remove a call with what depended on it, change
+ * a primitive argument (boundary values, grammar constants and dictionary strings), swap a handle
  * argument, repeat a call, and splice two sequences (Randoop's composition).
  *
  * Every output decodes to a valid sequence of at most max_calls calls and fits
@@ -119,6 +119,11 @@ const sf_seq *sf_mutator_last_output(const sf_mutator *m, uint64_t hash);
 /* Learn what the runner tells of an input now, as when it is first
  * mutated (a probe run if it is new to the pool). */
 void sf_mutator_meet(sf_mutator *m, const uint8_t *data, size_t size);
+/* Constants the target compared against and its separators (bit c of
+ * separators[c / 64]), learnt elsewhere than from a run record: from the
+ * solver server, under AFL++ (solver/remote.h, sf_solver_hints). */
+void sf_mutator_learn_compared(sf_mutator *m, const uint64_t *vals, uint32_t n,
+                               const uint64_t separators[4]);
 /* A new corpus entry with the record of its run (fb may be NULL: unknown). */
 void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const sf_feedback *fb);
 void sf_mutator_get_stats(const sf_mutator *m, sf_mutator_stats *st);

@@ -30,22 +30,34 @@ static uint64_t interesting_int(sf_mutator *m, const sf_param *p) {
   }
 }
 
-/* Keep the constants of a run record (corpus entries only: a handful per
- * entry, not per execution). */
-void sf_mut_absorb_cmp(sf_mutator *m, const sf_feedback *fb) {
-  if (!fb || !m->cmpseen || m->opt.no_compares) return;
-  for (uint32_t i = 0; i < fb->ncmp && i < SF_FB_MAX_CMP; i++) {
-    if (!sf_hashset_insert(m->cmpseen, fb->cmp[i])) continue;
-    m->cmpvals[m->cmpnext] = fb->cmp[i];
+/* Constants the target compared against, and its separators (bit c of
+ * seps[c / 64]), from a run record or from the solver server's hints. */
+static void absorb_compared(sf_mutator *m, const uint64_t *vals, uint32_t n,
+                            const uint64_t seps[4]) {
+  for (uint32_t i = 0; i < n; i++) {
+    if (!sf_hashset_insert(m->cmpseen, vals[i])) continue;
+    m->cmpvals[m->cmpnext] = vals[i];
     m->cmpnext = (m->cmpnext + 1) % 256;
     if (m->ncmpvals < 256) m->ncmpvals++;
   }
   for (uint32_t w = 0; w < 4; w++) /* separators not seen before, in byte order */
-    for (uint64_t fresh = fb->separators[w] & ~m->separators[w];
-         fresh && m->nseps < sizeof m->seplist; fresh &= fresh - 1) {
+    for (uint64_t fresh = seps[w] & ~m->separators[w]; fresh && m->nseps < sizeof m->seplist;
+         fresh &= fresh - 1) {
       m->separators[w] |= fresh & -fresh;
       m->seplist[m->nseps++] = (uint8_t)(w * 64 + (uint32_t)__builtin_ctzll(fresh));
     }
+}
+
+void sf_mutator_learn_compared(sf_mutator *m, const uint64_t *vals, uint32_t n,
+                               const uint64_t separators[4]) {
+  if (m->cmpseen && !m->opt.no_compares) absorb_compared(m, vals, n, separators);
+}
+
+/* Keep the constants of a run record (corpus entries only: a handful per
+ * entry, not per execution). */
+void sf_mut_absorb_cmp(sf_mutator *m, const sf_feedback *fb) {
+  if (!fb || !m->cmpseen || m->opt.no_compares) return;
+  absorb_compared(m, fb->cmp, fb->ncmp < SF_FB_MAX_CMP ? fb->ncmp : SF_FB_MAX_CMP, fb->separators);
   for (uint32_t i = 0; i < fb->nanswer_cmp && i < SF_FB_MAX_ANSWER_CMP; i++) {
     uint32_t k = 0;
     while (k < m->nanswervals && m->answervals[k] != fb->answer_cmp[i][1])

@@ -21,6 +21,7 @@ static uint64_t cpu_used_us(void) {
 
 void sf_solver_serve(sf_solver *sv, int in, int out, sf_solver_observe_fn observe, void *ctx) {
   sf_buf data = {0}, result = {0};
+  sf_solver_hints hints = {0};
   for (;;) {
     uint8_t op;
     uint32_t len;
@@ -30,7 +31,7 @@ void sf_solver_serve(sf_solver *sv, int in, int out, sf_solver_observe_fn observ
     if (sf_buf_reserve(&data, len) || sf_read_all(in, data.data, len, -1)) break;
     data.len = len;
     if (op == 'O') {
-      observe(ctx, data.data, data.len);
+      observe(ctx, data.data, data.len, &hints);
     } else if (op == 'S') {
       sf_buf_reset(&result);
       uint32_t max = 0;
@@ -43,8 +44,11 @@ void sf_solver_serve(sf_solver *sv, int in, int out, sf_solver_observe_fn observ
       uint32_t version = SF_SOLVER_PROTOCOL;
       if (sf_write_all(out, &version, 4) || sf_write_all(out, &n, 4) ||
           sf_write_all(out, result.data, n) || sf_write_all(out, &st, sizeof st) ||
-          sf_write_all(out, &cpu, sizeof cpu))
+          sf_write_all(out, &cpu, sizeof cpu) || sf_write_all(out, &hints.nconsts, 4) ||
+          sf_write_all(out, hints.consts, hints.nconsts * sizeof *hints.consts) ||
+          sf_write_all(out, hints.separators, sizeof hints.separators))
         break;
+      memset(&hints, 0, sizeof hints);
     } else {
       break;
     }

@@ -12,9 +12,11 @@
  * input, 'S' one solver step), a u32 length and that many bytes; 'S' is
  * answered by SF_SOLVER_PROTOCOL (u32: a server of another build that
  * answers differently is given up on, with a message), a u32 length, the
- * result bytes (none: no result), the server's sf_solver_stats, and its CPU
+ * result bytes (none: no result), the server's sf_solver_stats, its CPU
  * time so far in microseconds (u64, its attempts' child processes
- * included): the engine's budget counts it.
+ * included: the engine's budget counts it), and the hints gathered since
+ * the last answer (u32 count, that many u64 constants, four u64 of
+ * separators).
  *
  * The engine never waits for the server: an input that does not fit in the
  * pipe while the server is busy is not sent, and a step unanswered for two
@@ -37,7 +39,24 @@
 #define SF_SOLVER_SERVE_ENV  "SEQFUZZ_SOLVER_SERVE"
 #define SF_SOLVER_TARGET_ENV "SEQFUZZ_SOLVER_TARGET"
 #define SF_SOLVER_MAX_FRAME  (1u << 24)
-#define SF_SOLVER_PROTOCOL   0x53465632u /* "SFV2": answers carry the server's CPU time */
+#define SF_SOLVER_PROTOCOL   0x53465633u /* "SFV3": answers carry CPU time and hints */
+
+/* What the tracing build saw the target compare while it observed queue
+ * entries: constants (beyond the small numbers a mutator tries anyway) and
+ * the punctuation bytes compared with (a parser's separators). Under
+ * libFuzzer the run records carry them; afl-fuzz's build traces nothing,
+ * so the server sends them with each answer, as CmpLog does for AFL++. */
+#define SF_SOLVER_MAX_HINTS 64
+typedef struct sf_solver_hints {
+  uint32_t nconsts;
+  uint64_t consts[SF_SOLVER_MAX_HINTS];
+  uint64_t separators[4]; /* bit c of separators[c / 64] */
+} sf_solver_hints;
+
+/* Add constants (not already there; those past the capacity are dropped) and
+ * separators to h. */
+void sf_solver_hints_add(sf_solver_hints *h, const uint64_t *consts, uint32_t n,
+                         const uint64_t separators[4]);
 
 /* ---- client (both engines: harness/fuzz_target.c, harness/afl_mutator.c) ---- */
 typedef struct sf_solver_client sf_solver_client;
@@ -58,6 +77,8 @@ bool sf_solver_client_started(const sf_solver_client *c);
 void sf_solver_client_free(sf_solver_client *c);
 /* A new input for the solver to learn from (a queue entry). */
 void sf_solver_client_observe(sf_solver_client *c, const uint8_t *data, size_t size);
+/* The hints the answers brought since the last call (cleared); false: none. */
+bool sf_solver_client_take_hints(sf_solver_client *c, sf_solver_hints *out);
 /* One step: 1 and the result appended to out; 0 no result; -1 the server is
  * gone for good. st receives the server's statistics (may be NULL). */
 int sf_solver_client_step(sf_solver_client *c, sf_buf *out, sf_solver_stats *st);
@@ -77,9 +98,11 @@ int sf_solver_client_stage(sf_solver_client **cp, sf_solver_budget *b, sf_buf *o
                            sf_solver_stats *st);
 
 /* ---- server (the tracing build) ---- */
-/* Learn from an input: decode or interpret it, run it traced, and call
- * sf_solver_observe / sf_solver_note_input. */
-typedef void (*sf_solver_observe_fn)(void *ctx, const uint8_t *data, size_t size);
+/* Learn from an input: decode or interpret it, run it traced, call
+ * sf_solver_observe / sf_solver_note_input, and add what the run compared
+ * to hints. */
+typedef void (*sf_solver_observe_fn)(void *ctx, const uint8_t *data, size_t size,
+                                     sf_solver_hints *hints);
 
 /* Serve requests from fd `in`, answering on fd `out`, until end of input. */
 void sf_solver_serve(sf_solver *sv, int in, int out, sf_solver_observe_fn observe, void *ctx);

@@ -38,6 +38,8 @@ struct sf_solver_client {
   bool incompatible;      /* the server answered in another protocol */
   double start_cost;      /* deferred: what its start-up costs, in seconds */
   sf_buf backlog;         /* deferred: 'O' frames observed before the start */
+  sf_solver_hints hints;  /* brought by answers, not taken yet */
+  bool has_hints;
 };
 
 #define BACKLOG_MAX (512u << 10)
@@ -207,6 +209,40 @@ static int ask_step(sf_solver_client *c) {
   return send_frame(c, 'S', &max, 4);
 }
 
+void sf_solver_hints_add(sf_solver_hints *h, const uint64_t *consts, uint32_t n,
+                         const uint64_t separators[4]) {
+  for (uint32_t i = 0; i < n && h->nconsts < SF_SOLVER_MAX_HINTS; i++) {
+    uint32_t k = 0;
+    while (k < h->nconsts && h->consts[k] != consts[i])
+      k++;
+    if (k == h->nconsts) h->consts[h->nconsts++] = consts[i];
+  }
+  for (int w = 0; w < 4; w++)
+    h->separators[w] |= separators[w];
+}
+
+bool sf_solver_client_take_hints(sf_solver_client *c, sf_solver_hints *out) {
+  if (!c || !c->has_hints) return false;
+  *out = c->hints;
+  memset(&c->hints, 0, sizeof c->hints);
+  c->has_hints = false;
+  return true;
+}
+
+/* The hints that end an answer, added to c's. */
+static int read_hints(sf_solver_client *c) {
+  sf_solver_hints h;
+  if (sf_read_all(c->from, &h.nconsts, 4, STEP_TIMEOUT_MS) || h.nconsts > SF_SOLVER_MAX_HINTS ||
+      sf_read_all(c->from, h.consts, h.nconsts * sizeof *h.consts, STEP_TIMEOUT_MS) ||
+      sf_read_all(c->from, h.separators, sizeof h.separators, STEP_TIMEOUT_MS))
+    return -1;
+  if (h.nconsts || h.separators[0] || h.separators[1] || h.separators[2] || h.separators[3]) {
+    sf_solver_hints_add(&c->hints, h.consts, h.nconsts, h.separators);
+    c->has_hints = true;
+  }
+  return 0;
+}
+
 /* The answer to a step: 1 and the result appended to out, 0 no result, -1
  * the answer was cut (the server died or hung). */
 static int read_answer(sf_solver_client *c, sf_buf *out, sf_solver_stats *st) {
@@ -223,7 +259,7 @@ static int read_answer(sf_solver_client *c, sf_buf *out, sf_solver_stats *st) {
       sf_buf_reserve(out, n) ||
       (n && sf_read_all(c->from, out->data + out->len, n, STEP_TIMEOUT_MS)) ||
       sf_read_all(c->from, &s, sizeof s, STEP_TIMEOUT_MS) ||
-      sf_read_all(c->from, &c->cpu_us, sizeof c->cpu_us, STEP_TIMEOUT_MS))
+      sf_read_all(c->from, &c->cpu_us, sizeof c->cpu_us, STEP_TIMEOUT_MS) || read_hints(c))
     return -1;
   out->len += n;
   if (st) *st = s;

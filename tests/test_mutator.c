@@ -473,11 +473,14 @@ static void test_separator_lists(void **state) {
   sf_feedback fb;
   fake_feedback(&fb, &in, 1, 1, 0, NULL);
   fb.separators[';' / 64] |= 1ull << (';' % 64);
-  int lists[2] = {0, 0};
-  for (int noted = 0; noted < 2; noted++) {
+  /* 0: nothing noted; 1: in the run record; 2: learnt from elsewhere (the
+   * solver server's hints, under AFL++). */
+  int lists[3] = {0, 0, 0};
+  for (int noted = 0; noted < 3; noted++) {
     sf_mutator_options opt = {.only = SF_MUT_EXTEND, .no_equivalence = true};
     sf_mutator *m = sf_mutator_new(demo, &opt);
-    sf_mutator_add_input(m, in.data, in.len, noted ? &fb : NULL);
+    sf_mutator_add_input(m, in.data, in.len, noted == 1 ? &fb : NULL);
+    if (noted == 2) sf_mutator_learn_compared(m, NULL, 0, fb.separators);
     sf_seq s;
     sf_seq_init(&s, demo);
     uint8_t out[4096];
@@ -494,9 +497,11 @@ static void test_separator_lists(void **state) {
     sf_seq_free(&s);
     sf_mutator_free(m);
   }
-  if (getenv("TEST_VERBOSE")) fprintf(stderr, "lists: %d before, %d after\n", lists[0], lists[1]);
+  if (getenv("TEST_VERBOSE"))
+    fprintf(stderr, "lists: %d before, %d after, %d learnt\n", lists[0], lists[1], lists[2]);
   assert_true(lists[1] > 50);
   assert_true(lists[0] * 10 < lists[1]);
+  assert_true(lists[2] > 50);
   sf_buf_free(&in);
 }
 

@@ -57,6 +57,33 @@ static void test_server_flips_both_guards(void **state) {
   sf_api_free(api);
 }
 
+/* The answers carry what the server saw the target compare with while it
+ * observed (the constant 1000003), once: afl-fuzz's mutator learns them
+ * so, its own build tracing nothing. */
+static void test_answers_carry_hints(void **state) {
+  (void)state;
+  sf_api *api;
+  sf_seq s;
+  sf_solver_client *c = start_server(&api, &s);
+  sf_solver_hints h;
+  assert_false(sf_solver_client_take_hints(c, &h));
+  parse_seq_ok(&s, api, "h1 = pair_new(); pair_note(h1, 1, 2);");
+  sf_buf b = {0};
+  assert_int_equal(sf_seq_encode(&s, &b), 0);
+  sf_solver_client_observe(c, b.data, b.len);
+  assert_true(sf_solver_client_step(c, &b, NULL) >= 0);
+  assert_true(sf_solver_client_take_hints(c, &h));
+  bool found = false;
+  for (uint32_t i = 0; i < h.nconsts; i++)
+    found |= h.consts[i] == 1000003u;
+  assert_true(found);
+  assert_false(sf_solver_client_take_hints(c, &h)); /* taken */
+  sf_buf_free(&b);
+  sf_seq_free(&s);
+  sf_solver_client_free(c);
+  sf_api_free(api);
+}
+
 /* The engines' stage: asks for a step when the budget allows and never
  * waits for the answer; a later call takes it and charges the server's CPU
  * time (the server learns between steps, in its own process, while nobody
@@ -213,6 +240,7 @@ static void test_observe_never_blocks(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_server_flips_both_guards),
+                                     cmocka_unit_test(test_answers_carry_hints),
                                      cmocka_unit_test(test_stage_charges_server_cpu),
                                      cmocka_unit_test(test_deferred_start_keeps_inputs),
                                      cmocka_unit_test(test_other_protocol_is_given_up),
