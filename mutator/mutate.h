@@ -30,7 +30,7 @@ typedef struct sf_mutator sf_mutator;
 typedef enum sf_mutation {
   SF_MUT_MIX = 0,
   SF_MUT_EXTEND,    /* append a call (sometimes a burst of one function) */
-  SF_MUT_INSERT,    /* insert a call at a random position */
+  SF_MUT_INSERT,    /* insert a call (half the time after one of its function) */
   SF_MUT_REMOVE,    /* remove a call and what depended on it */
   SF_MUT_CHANGE,    /* change one argument (primitive, bytes or handle) */
   SF_MUT_DOCUMENT,  /* change the longest string or buffer (a parser's document) */
