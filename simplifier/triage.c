@@ -502,6 +502,12 @@ static bool makes_reference(const sf_api *api, const sf_func *f, uint32_t h) {
   return false;
 }
 
+/* Whether the destructor of p's handle type is on the stack. */
+static bool destructor_on_stack(const sf_api *api, const stack *st, const sf_param *p) {
+  int32_t d = api->handles[p->type_index].destructor;
+  return d >= 0 && stack_has(st, d);
+}
+
 static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner, char *reason,
                            size_t len, char *cause, size_t clen) {
   const sf_api *api = s->api;
@@ -536,17 +542,21 @@ static sf_verdict classify(const sf_seq *s, const char *text, sf_runner *runner,
    * one of them, and libraries rarely allow it. Only a call the report's
    * stacks pass through is suspect: an alias elsewhere (diff(x, x) is often
    * legal) says nothing about this crash, and neither does one whose crash
-   * stays the same with two different handles (checked with runner). */
+   * stays the same with two different handles (checked with runner). So is
+   * one whose handle's destructor crashed (its stack can be too deep to show
+   * the cleanup): a node given to itself is a cycle its destructor follows
+   * until the stack runs out. */
   for (uint32_t ci = 0; ci < s->ncalls; ci++) {
     const sf_func *f = sf_seq_func(s, ci);
     const sf_arg *a = sf_seq_args(s, ci);
     int32_t fi = (int32_t)s->calls[ci].func;
-    if (!stack_has(&r.crash, fi) && !stack_has(&r.freed, fi) && !stack_has(&r.alloc, fi)) continue;
+    bool on_stack = stack_has(&r.crash, fi) || stack_has(&r.freed, fi) || stack_has(&r.alloc, fi);
     for (uint32_t i = 0; i < f->nparams; i++)
       for (uint32_t j = i + 1; j < f->nparams; j++)
         if (f->params[i].kind == SF_HANDLE && f->params[j].kind == SF_HANDLE &&
             sf_param_is_input(&f->params[i]) && sf_param_is_input(&f->params[j]) &&
             a[i].bits != SF_NULL_REF && a[i].bits == a[j].bits &&
+            (on_stack || destructor_on_stack(api, &r.crash, &f->params[i])) &&
             !crashes_without_alias(s, ci, i, j, runner, &sig)) {
           snprintf(reason, len,
                    "call %u passes the same handle as '%s' and '%s' of %s; if the library does "

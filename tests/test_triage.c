@@ -80,6 +80,28 @@ static void test_alias_in_crashing_call_is_misuse(void **state) {
   assert_int_equal(v, SF_LIKELY_BUG);
 }
 
+/* A destructor recursing until the stack ran out: too deep for the report
+ * to show which call (or the cleanup) freed the node. */
+static const char *OVERFLOW_IN_FREE = "==1==ERROR: AddressSanitizer: stack-overflow on address "
+                                      "0x7fff00000000 (pc 0x1 bp 0x2 sp 0x3 T0)\n"
+                                      "    #0 0x1 in node_free /src/tree.c:70:3\n"
+                                      "    #1 0x2 in node_free /src/tree.c:71:5\n"
+                                      "    #2 0x2 in node_free /src/tree.c:71:5\n";
+
+/* A node given to itself is a cycle its destructor follows: the alias, not
+ * the library. (Whether the crash goes away without the alias, which rules
+ * out an alias that is legal, the runner checks: tests/triage.sh.) */
+static void test_alias_behind_a_destructor_is_misuse(void **state) {
+  (void)state;
+  char reason[256];
+  sf_verdict v = classify("a = node_new(1);\nnode_attach(a, a);\n", OVERFLOW_IN_FREE, reason);
+  assert_int_equal(v, SF_LIKELY_MISUSE);
+  assert_non_null(strstr(reason, "same handle as 'parent' and 'child' of node_attach"));
+  v = classify("a = node_new(1);\nb = node_new(2);\nnode_attach(a, b);\n", OVERFLOW_IN_FREE,
+               reason);
+  assert_int_equal(v, SF_LIKELY_BUG);
+}
+
 /* With two nodes, one freeing the other means a call took ownership the
  * grammar did not declare; with one node, the destructor broke itself. */
 static void test_free_inside_destructor(void **state) {
@@ -346,6 +368,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_alias_elsewhere_is_not_misuse),
       cmocka_unit_test(test_alias_in_crashing_call_is_misuse),
+      cmocka_unit_test(test_alias_behind_a_destructor_is_misuse),
       cmocka_unit_test(test_free_inside_destructor),
       cmocka_unit_test(test_timeout_signature_is_where_it_loops),
       cmocka_unit_test(test_leak_signature_is_the_allocation_site),
