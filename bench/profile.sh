@@ -50,6 +50,7 @@ execs_per_s() { { grep -o 'exec/s:\? [0-9]*' "$1" || true; } | tail -1 | awk '{p
 echo "# bench/profile.sh --seconds $secs ($(date -u +%F), $(nproc) cores, $(git -C "$root" rev-parse --short HEAD))"
 printf '%-8s | %7s | %7s | %6s | %6s | %7s | %6s | %6s | %11s | %9s | %s\n' lib samples library libffi \
   engine seqfuzz files other "seqfuzz x/s" "calls/s" "own harness x/s"
+splits=()
 for lib in "${libs[@]}"; do
   "$root/scripts/build-target.sh" "$lib" >"$work/$lib.build.log" 2>&1 ||
     { tail -5 "$work/$lib.build.log"; exit 1; }
@@ -57,48 +58,84 @@ for lib in "${libs[@]}"; do
   bin=$bindir/${lib}_seqfuzz
   d=$work/$lib
   mkdir -p "$d"
-  perf record -q -F 199 --call-graph dwarf,8192 -o "$d/perf.data" -- \
+  perf record -q -F 199 --call-graph dwarf,32768 -o "$d/perf.data" -- \
     bash -c "$(declare -f fuzz); secs=$secs; fuzz '$bin' '$bindir/${lib}_seqfuzz_seed_corpus.zip' '$bindir/${lib}_seqfuzz.dict' '$d'" \
     2>/dev/null
   # Function -> category, by the source file nm -l gives each symbol.
   nm -l --defined-only "$bin" 2>/dev/null | awk -v root="$root" '
     NF >= 4 { f = $NF; sub(/:[0-9]+$/, "", f); c = "";
-              if (f ~ "^" root "/(harness|mutator|sequence|grammar|solver|contracts|base|simplifier)/" ||
-                  f ~ /embedded\.c$/) c = "seqfuzz";
+              if (f ~ /cmp_trace\.c$/) c = "seqfuzz/cmp-trace";
+              else if (f ~ "^" root "/mutator/") c = "seqfuzz/mutator";
+              else if (f ~ "^" root "/solver/") c = "seqfuzz/solver";
+              else if (f ~ "^" root "/(harness|sequence|grammar|contracts|base|simplifier)/" ||
+                  f ~ /embedded\.c$/) c = "seqfuzz/executor";
               else if (f ~ /compiler-rt\/lib\/fuzzer|\/fuzzer\/Fuzzer/) c = "engine";
               else if (f ~ /compiler-rt|sanitizer/) c = "skip";
               else if (f ~ "^" root "/(build/targets|seeds)/") c = "library"; # and its glue
               if (c != "") print $3, c }' >"$d/map"
-  perf script -i "$d/perf.data" -F ip,sym,dso 2>/dev/null | awk -v lib="$lib" -v map="$d/map" '
-    BEGIN { while ((getline l < map) > 0) { split(l, a, " "); cat[a[1]] = a[2] } }
+  perf script -i "$d/perf.data" -F pid,ip,sym,dso >"$d/script" 2>/dev/null
+  # The solver servers: the processes any of whose samples is in the server
+  # loop (a deep stack in the library may not reach it).
+  awk 'NF == 1 && $1 ~ /^[0-9]+$/ { pid = $1 } $2 ~ /^(sf_solver_serve|serve_observe)$/ { print pid }' \
+    "$d/script" | sort -u >"$d/servers"
+  awk -v lib="$lib" -v map="$d/map" -v split_file="$d/split" -v servers="$d/servers" '
+    BEGIN { while ((getline l < map) > 0) { split(l, a, " "); cat[a[1]] = a[2] }
+            while ((getline l < servers) > 0) server[l] = 1 }
     function classify(sym, dso) {
       if (dso ~ /libffi/) return "libffi";
-      if (dso ~ /libz3/) return "seqfuzz";
-      if (sym ~ /^fuzzer::/) return "engine";
+      if (dso ~ /libz3/) return "seqfuzz/solver";
+      # The engine: its own code, and the coverage and comparison callbacks
+      # (libFuzzer defines them; nm gives them no source file).
+      if (sym ~ /^(fuzzer::|__sanitizer_cov_)/) return "engine";
       if (sym in cat) return cat[sym] == "skip" ? "" : cat[sym];
       return "";
     }
+    # A sample belongs to seqfuzz by the run it is part of (a probe, the
+    # solver, the stateful stage; else the mutator) or else by its innermost
+    # frame; part says which piece of seqfuzz.
     function flush() {
       if (!nf) return;
       n++;
-      c = "";
-      for (i = 1; i <= nf; i++) if (fs[i] ~ /^(probe_run|sf_solver|sf_mut_stateful_stage|serve)/) c = "seqfuzz";
+      c = part = "";
+      if (pid in server) part = "solver";
+      for (i = 1; i <= nf && part == ""; i++) {
+        if (fs[i] ~ /^probe_run/) part = "probes";
+        else if (fs[i] ~ /^(sf_solver|serve)/) part = "solver";
+        else if (fs[i] ~ /^sf_mut_stateful_stage/) part = "stateful";
+      }
+      for (i = 1; i <= nf && part == ""; i++)
+        if (fs[i] ~ /^(LLVMFuzzerCustomMutator|LLVMFuzzerCustomCrossOver)$/) part = "mutator";
+      if (part != "") c = "seqfuzz";
       for (i = 1; i <= nf && c == ""; i++) c = classify(fs[i], ds[i]);
       for (i = 1; i <= nf && c == ""; i++) if (fs[i] ~ /^(do_sys_openat2|do_unlinkat|ext4_)/) c = "files";
       if (c == "") c = "other";
+      if (c ~ /^seqfuzz\//) { if (part == "") part = substr(c, 9); c = "seqfuzz" }
+      if (c == "seqfuzz") parts[part]++;
       k[c]++;
       nf = 0;
     }
     /^$/ { flush(); next }
+    NF == 1 && $1 ~ /^[0-9]+$/ { pid = $1; next }
     { sym = $2; sub(/\+0x[0-9a-f]+$/, "", sym); nf++; fs[nf] = sym; ds[nf] = $NF }
     END { flush();
           printf "%-8s | %7d | %6.1f%% | %5.1f%% | %5.1f%% | %6.1f%% | %5.1f%% | %5.1f%% |", lib, n,
                  100 * k["library"] / n, 100 * k["libffi"] / n, 100 * k["engine"] / n,
-                 100 * k["seqfuzz"] / n, 100 * k["files"] / n, 100 * k["other"] / n }' >"$d/row"
+                 100 * k["seqfuzz"] / n, 100 * k["files"] / n, 100 * k["other"] / n
+          split("probes solver stateful mutator executor cmp-trace", order, " ")
+          printf "%-8s | %7s |", lib, "seqfuzz:" > split_file
+          for (j = 1; j <= 6; j++) printf " %s %.1f%%", order[j], 100 * parts[order[j]] / n > split_file
+          printf "\n" > split_file }' "$d/script" >"$d/row"
   x=$(execs_per_s "$d/log")
   # Executions over the jobs' statistics files, times their mean length.
   len=$(cat "$d"/stats/stats-*.txt 2>/dev/null | grep -o 'mean length [0-9.]*' | awk '{s += $3; n++} END {print n ? s / n : 0}')
   fuzz "$bindir/${lib}_own" "$bindir/${lib}_own_seed_corpus.zip" "$bindir/${lib}_own.dict" "$d/own"
   printf '%s %11s | %9.0f | %s\n' "$(cat "$d/row")" "$x" "$(awk -v x="$x" -v l="$len" 'BEGIN {print x * l}')" \
     "$(execs_per_s "$d/own/log")"
+  splits+=("$(cat "$d/split")")
 done
+# The seqfuzz column split by what the time was for: runs of probes, of the
+# solver and of the stateful stage (library code included), the mutator, and
+# else by the innermost seqfuzz frame: the executor (decoding, calls'
+# bookkeeping, mocks, cleanup) or the comparison tracing's wrappers.
+echo
+printf '%s\n' "${splits[@]}"

@@ -248,7 +248,10 @@ uint8_t afl_custom_queue_new_entry(void *data, const uint8_t *filename_new_queue
   sf_mutator_add_input(st->mut, b.data, b.len, sf_channel_record(st->channel));
   st->depth = 0; /* as libFuzzer: a find ends the stack */
   sf_solver_budget_new_input(&st->budget);
-  if (st->solver) sf_solver_client_observe(st->solver, b.data, b.len);
+  /* afl-fuzz cannot time a run of the target: a guess at the learning's
+   * cost. */
+  if (st->solver)
+    sf_solver_client_learn(st->solver, &st->budget, SF_SOLVER_LEARN_COST_GUESS, b.data, b.len);
   sf_buf_free(&b);
   return 0; /* the file was not changed */
 }

@@ -12,6 +12,11 @@
 static uint64_t noted[MAX_NOTED];
 static uint32_t nnoted;
 static bool noting;
+/* Neither noting nor recording, every comparison forwarded: most runs. The
+ * wrappers test this one flag and jump to the engine's callback, so a plain
+ * run pays one load per comparison (update_quiet after each mode change). */
+static bool quiet = true;
+static void update_quiet(void);
 
 /* Constants worth a mutator's time: not the small numbers it tries anyway.
  * Callers check `noting` first: most runs note nothing, and the check is
@@ -21,6 +26,9 @@ static bool noting;
  * without the scan of noted[] (cleared per run). */
 static uint64_t recent[256];
 static uint64_t separators[4];
+/* Switches whose cases this run noted already (direct-mapped by site): a
+ * parser's big switch runs once per byte, its cases are the same each time. */
+static uint64_t switch_noted[256];
 
 /* Space and punctuation: the bytes that split a list or a record. */
 NO_COV static bool is_separator(uint8_t c) {
@@ -48,9 +56,11 @@ static uint32_t watch_left, nanswer_cmps;
 
 void sf_cmp_trace_begin(void) {
   memset(recent, 0, sizeof recent);
+  memset(switch_noted, 0, sizeof switch_noted);
   memset(separators, 0, sizeof separators);
   nnoted = watch_left = nanswer_cmps = 0;
   noting = true;
+  update_quiet();
 }
 
 void sf_cmp_trace_watch_answer(uint64_t answer) {
@@ -105,6 +115,7 @@ uint32_t sf_cmp_trace_answer_cmps(uint64_t (*out)[2], uint32_t cap) {
 
 uint32_t sf_cmp_trace_end(uint64_t *out, uint32_t cap) {
   noting = false;
+  update_quiet();
   uint32_t n = nnoted < cap ? nnoted : cap;
   for (uint32_t i = 0; i < n; i++)
     out[i] = noted[i];
@@ -167,6 +178,7 @@ void sf_cmp_trace_begin_records(void) {
   nrecords = 0;
   current_call = 0;
   recording = true;
+  update_quiet();
 }
 
 void sf_cmp_trace_set_call(uint32_t call) {
@@ -175,6 +187,7 @@ void sf_cmp_trace_set_call(uint32_t call) {
 
 uint32_t sf_cmp_trace_end_records(const sf_cmp_record **out) {
   recording = false;
+  update_quiet();
   *out = records;
   return nrecords;
 }
@@ -197,19 +210,32 @@ static bool to_engine = true;
 
 void sf_cmp_trace_forward(bool on) {
   to_engine = on;
+  update_quiet();
 }
 
+static void update_quiet(void) {
+  quiet = !noting && !recording && to_engine;
+}
+
+/* Each wrapper: the quiet case jumps straight to the engine (a tail call);
+ * the rest is out of line, with the comparison's site. */
 #define WRAP(n, T)                                                                                 \
-  NO_COV void __wrap___sanitizer_cov_trace_cmp##n(T a, T b) {                                      \
+  NO_COV __attribute__((noinline)) static void traced_cmp##n(T a, T b, uint64_t site) {            \
     if (noting && watch_left) {                                                                    \
       watch_left--;                                                                                \
       note_answer_cmp(a, b, n);                                                                    \
       note_answer_cmp(b, a, n);                                                                    \
     }                                                                                              \
-    if (recording) record(SITE(), a, b, n, SF_TRACE_VAR);                                          \
+    if (recording) record(site, a, b, n, SF_TRACE_VAR);                                            \
     if (to_engine) __real___sanitizer_cov_trace_cmp##n(a, b);                                      \
   }                                                                                                \
-  NO_COV void __wrap___sanitizer_cov_trace_const_cmp##n(T a, T b) {                                \
+  NO_COV void __wrap___sanitizer_cov_trace_cmp##n(T a, T b) {                                      \
+    if (__builtin_expect(quiet, 1))                                                                \
+      __real___sanitizer_cov_trace_cmp##n(a, b);                                                   \
+    else                                                                                           \
+      traced_cmp##n(a, b, SITE());                                                                 \
+  }                                                                                                \
+  NO_COV __attribute__((noinline)) static void traced_const_cmp##n(T a, T b, uint64_t site) {      \
     if (noting) { /* the first argument is the compile-time constant */                            \
       if (n > 1)                                                                                   \
         note(a);                                                                                   \
@@ -220,8 +246,14 @@ void sf_cmp_trace_forward(bool on) {
         note_answer_cmp(a, b, n);                                                                  \
       }                                                                                            \
     }                                                                                              \
-    if (recording) record(SITE(), a, b, n, SF_TRACE_CONST);                                        \
+    if (recording) record(site, a, b, n, SF_TRACE_CONST);                                          \
     if (to_engine) __real___sanitizer_cov_trace_const_cmp##n(a, b);                                \
+  }                                                                                                \
+  NO_COV void __wrap___sanitizer_cov_trace_const_cmp##n(T a, T b) {                                \
+    if (__builtin_expect(quiet, 1))                                                                \
+      __real___sanitizer_cov_trace_const_cmp##n(a, b);                                             \
+    else                                                                                           \
+      traced_const_cmp##n(a, b, SITE());                                                           \
   }
 WRAP(1, uint8_t)
 WRAP(2, uint16_t)
@@ -229,16 +261,34 @@ WRAP(4, uint32_t)
 WRAP(8, uint64_t)
 #undef WRAP
 
-NO_COV void __wrap___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
+NO_COV __attribute__((noinline)) static void traced_switch(uint64_t val, uint64_t *cases,
+                                                           uint64_t site) {
   /* cases[0]: number of cases, cases[1]: bit width, then the case values. */
-  uint64_t site = SITE();
   uint8_t width = (uint8_t)(cases[1] / 8);
-  for (uint64_t i = 0; i < cases[0] && i < 64 && (noting || recording); i++) {
-    if (noting) {
-      note(cases[2 + i]);
+  uint64_t n = cases[0] < 64 ? cases[0] : 64;
+  if (noting) {
+    uint64_t *seen = &switch_noted[(site * 0x9E3779B97F4A7C15ull) >> 56];
+    bool new_site = *seen != site;
+    *seen = site;
+    for (uint64_t i = 0; i < n && (new_site || watch_left); i++) {
+      if (new_site) note(cases[2 + i]);
       if (watch_left) note_answer_cmp(cases[2 + i], val, width);
     }
-    if (recording) record(site ^ ((i + 1) << 56), cases[2 + i], val, width, SF_TRACE_SWITCH);
+  }
+  /* Every case is recorded as often as the switch runs: the switch's own
+   * count (its site) stops them all at once. */
+  uint32_t *runs = recording ? occurrences(site) : NULL;
+  if (runs && *runs < SF_CMP_MAX_OCCURRENCES) {
+    ++*runs;
+    for (uint64_t i = 0; i < n; i++)
+      record(site ^ ((i + 1) << 56), cases[2 + i], val, width, SF_TRACE_SWITCH);
   }
   if (to_engine) __real___sanitizer_cov_trace_switch(val, cases);
+}
+
+NO_COV void __wrap___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
+  if (__builtin_expect(quiet, 1))
+    __real___sanitizer_cov_trace_switch(val, cases);
+  else
+    traced_switch(val, cases, SITE());
 }

@@ -219,6 +219,7 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   (void)ctx;
   if (sf_mutator_interpret(G.mut, &G.probe_seq, data, size)) sf_seq_clear(&G.probe_seq);
   uint64_t hash = sf_feedback_input_hash(data, size);
+  double began = sf_seconds_now();
   /* Between the engine's runs the counters are free: they tell which edges
    * this entry reached first (the schedule credits its mutation by that). */
   bool count_edges = sf_edges_available();
@@ -236,9 +237,11 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   sf_cmp_trace_separators(fb->separators);
   if (count_edges) fb->new_edges = sf_edges_new();
   sf_solver_budget_new_input(&G.budget);
-  /* A corpus entry: the solver learns its comparisons, and counts it as a
-   * confirmation if it is one of its results. */
-  if (solver_client()) sf_solver_client_observe(G.remote, data, size);
+  /* A corpus entry: the solver learns its comparisons (while the budget
+   * pays, the learning guessed to cost what this probe did), and counts it
+   * as a confirmation if it is one of its results. */
+  if (solver_client())
+    sf_solver_client_learn(G.remote, &G.budget, sf_seconds_now() - began, data, size);
 }
 
 static void write_stats_file(void);

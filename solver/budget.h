@@ -15,13 +15,14 @@
 
 typedef struct sf_solver_budget {
   double start, spent, last_new; /* seconds (monotonic clock) */
+  double unpaid;                 /* learning asked for since the last answer, estimated */
   long percent;
   uint64_t mutations, idle_until;
 } sf_solver_budget;
 
 static inline void sf_solver_budget_init(sf_solver_budget *b, long percent) {
   b->start = b->last_new = sf_seconds_now();
-  b->spent = 0;
+  b->spent = b->unpaid = 0;
   b->percent = percent;
   b->mutations = b->idle_until = 0;
 }
@@ -42,19 +43,32 @@ static inline double sf_solver_budget_allowance(const sf_solver_budget *b) {
  * stage asks only while no step is pending: idleness counts from an answer.) */
 static inline bool sf_solver_budget_due(sf_solver_budget *b) {
   if (++b->mutations < b->idle_until) return false;
-  return b->spent <= sf_solver_budget_allowance(b);
+  return b->spent + b->unpaid <= sf_solver_budget_allowance(b);
 }
 
 /* True when the budget can pay `cost` seconds more (a server's start-up)
  * now. */
 static inline bool sf_solver_budget_affords(const sf_solver_budget *b, double cost) {
-  return b->spent + cost <= sf_solver_budget_allowance(b);
+  return b->spent + b->unpaid + cost <= sf_solver_budget_allowance(b);
+}
+
+/* Whether the server may learn an input now, its learning guessed to cost
+ * `cost` seconds (counted until the next answer reports the server's real
+ * CPU time), leaving `reserve` seconds unspent (a deferred server's
+ * start-up, which learning must not starve). Learning is solver time too: a
+ * fork-mode job whose fresh server learnt every entry the job loads would
+ * spend far beyond the share. */
+static inline bool sf_solver_budget_learn(sf_solver_budget *b, double cost, double reserve) {
+  if (!sf_solver_budget_affords(b, cost + reserve)) return false;
+  b->unpaid += cost;
+  return true;
 }
 
 /* A step ended. cpu: the solver's CPU time since the previous step ended
  * (the server's, learning included); attempted: it tried a frontier. */
 static inline void sf_solver_budget_spent(sf_solver_budget *b, double cpu, bool attempted) {
   if (cpu > 0) b->spent += cpu;
+  b->unpaid = 0; /* the answer's CPU time includes that learning */
   if (!attempted) b->idle_until = b->mutations + 4096;
 }
 

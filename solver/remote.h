@@ -72,11 +72,20 @@ sf_solver_client *sf_solver_client_deferred(const char *target, double start_cos
 /* A guess at a sanitized target's start-up, for engines that cannot measure
  * it (afl-fuzz is not the target). */
 #define SF_SOLVER_START_COST_GUESS 0.05
+/* And at the server's learning of one input (a traced run and its
+ * comparisons), for the same engines. */
+#define SF_SOLVER_LEARN_COST_GUESS 0.002
 /* Whether a server was started (it may have died since). */
 bool sf_solver_client_started(const sf_solver_client *c);
 void sf_solver_client_free(sf_solver_client *c);
 /* A new input for the solver to learn from (a queue entry). */
 void sf_solver_client_observe(sf_solver_client *c, const uint8_t *data, size_t size);
+/* The engines' way to it: a new queue entry is observed if it is one of
+ * the server's last results (the solver counts it as kept), or else if the
+ * budget can pay `cost` seconds for the server's learning of it
+ * (sf_solver_budget_learn). */
+void sf_solver_client_learn(sf_solver_client *c, sf_solver_budget *b, double cost,
+                            const uint8_t *data, size_t size);
 /* The hints the answers brought since the last call (cleared); false: none. */
 bool sf_solver_client_take_hints(sf_solver_client *c, sf_solver_hints *out);
 /* One step: 1 and the result appended to out; 0 no result; -1 the server is

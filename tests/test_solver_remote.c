@@ -84,6 +84,58 @@ static void test_answers_carry_hints(void **state) {
   sf_api_free(api);
 }
 
+/* The server's learning is solver time: an entry goes to it only while the
+ * budget pays for its learning (guessed until an answer reports the real
+ * CPU time), except the server's own results, which it must see to count
+ * them kept. */
+static void test_learning_within_budget(void **state) {
+  (void)state;
+  sf_solver_budget b;
+  sf_solver_budget_init(&b, 10);
+  b.start -= 10; /* 10 s ago at 10%: 1 s of solver time */
+  assert_true(sf_solver_budget_learn(&b, 0.4, 0));
+  assert_false(sf_solver_budget_learn(&b, 0.4, 0.3)); /* 0.3 s kept for a start-up */
+  assert_true(sf_solver_budget_learn(&b, 0.4, 0));
+  assert_false(sf_solver_budget_learn(&b, 0.4, 0)); /* 1.2 s */
+  assert_false(sf_solver_budget_affords(&b, 0.3));
+  sf_solver_budget_spent(&b, 0.1, true); /* an answer: the real time, 0.1 s */
+  assert_true(sf_solver_budget_learn(&b, 0.4, 0));
+
+  sf_api *api;
+  sf_seq s;
+  sf_solver_client *c = start_server(&api, &s);
+  parse_seq_ok(&s, api, "h1 = pair_new(); pair_note(h1, 1, 2);");
+  sf_buf in = {0}, out = {0};
+  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  sf_solver_stats st = {0};
+  b.spent = 1e9; /* no budget left: the seed is not sent */
+  sf_solver_client_learn(c, &b, 0.001, in.data, in.len);
+  assert_true(sf_solver_client_step(c, &out, &st) >= 0);
+  assert_int_equal(st.sites, 0);
+  sf_solver_budget_init(&b, 100);
+  b.start -= 10;
+  sf_solver_client_learn(c, &b, 0.001, in.data, in.len);
+  int rc = 0;
+  for (int step = 0; step < 200 && rc != 1; step++) {
+    sf_buf_reset(&out);
+    rc = sf_solver_client_step(c, &out, &st);
+    assert_true(rc >= 0);
+  }
+  assert_int_equal(rc, 1);
+  assert_true(st.sites > 0);
+  uint64_t confirmed = st.confirmed;
+  b.spent = 1e9; /* a result goes all the same */
+  sf_solver_client_learn(c, &b, 0.001, out.data, out.len);
+  sf_buf_reset(&out);
+  assert_true(sf_solver_client_step(c, &out, &st) >= 0);
+  assert_int_equal(st.confirmed, confirmed + 1);
+  sf_buf_free(&in);
+  sf_buf_free(&out);
+  sf_seq_free(&s);
+  sf_solver_client_free(c);
+  sf_api_free(api);
+}
+
 /* The engines' stage: asks for a step when the budget allows and never
  * waits for the answer; a later call takes it and charges the server's CPU
  * time (the server learns between steps, in its own process, while nobody
@@ -242,6 +294,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_server_flips_both_guards),
                                      cmocka_unit_test(test_answers_carry_hints),
                                      cmocka_unit_test(test_stage_charges_server_cpu),
+                                     cmocka_unit_test(test_learning_within_budget),
                                      cmocka_unit_test(test_deferred_start_keeps_inputs),
                                      cmocka_unit_test(test_other_protocol_is_given_up),
                                      cmocka_unit_test(test_observe_never_blocks)};
