@@ -21,7 +21,14 @@
 # "other": no frame of these, as the kernel's page faults)
 # except that a sample under a probe (probe_run), the solver or the stateful
 # stage counts as seqfuzz's whatever its frame: those runs are seqfuzz's
-# own work, not the engine's. The library's own harness then fuzzes the same
+# own work, not the engine's. So does every sample of a solver server, told
+# by its process (perf cannot always unwind a deep stack through libffi's
+# call to the loop it serves in). libFuzzer's comparison callbacks, which
+# nm gives no source file, are the engine's. A second table splits the
+# seqfuzz column: probes, the solver, the stateful stage, the mutator (the
+# rest under the custom mutator's entry points), and by the innermost frame
+# the executor or the comparison wrappers (cmp-trace, harness/cmp_trace.c).
+# The library's own harness then fuzzes the same
 # time from its own seeds (no perf), for executions per second side by side;
 # seqfuzz's API calls per second are its executions times the mean length
 # its statistics report.
