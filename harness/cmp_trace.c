@@ -217,8 +217,18 @@ static void update_quiet(void) {
   quiet = !noting && !recording && to_engine;
 }
 
-/* Each wrapper: the quiet case jumps straight to the engine (a tail call);
- * the rest is out of line, with the comparison's site. */
+/* Each wrapper: the quiet case jumps straight to the engine, a tail call
+ * the compiler must make (at -O1, as OSS-Fuzz builds, it made a call: a
+ * frame more per comparison, and the engine saw the wrapper as every
+ * comparison's caller); the rest is out of line, with the comparison's site. */
+#if defined(__clang__) && __clang_major__ >= 13
+#define TAIL_CALL(call)                                                                            \
+  _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Wpedantic\"")              \
+      __attribute__((musttail)) return call;                                                       \
+  _Pragma("clang diagnostic pop")
+#else
+#define TAIL_CALL(call) call
+#endif
 #define WRAP(n, T)                                                                                 \
   NO_COV __attribute__((noinline)) static void traced_cmp##n(T a, T b, uint64_t site) {            \
     if (noting && watch_left) {                                                                    \
@@ -230,10 +240,11 @@ static void update_quiet(void) {
     if (to_engine) __real___sanitizer_cov_trace_cmp##n(a, b);                                      \
   }                                                                                                \
   NO_COV void __wrap___sanitizer_cov_trace_cmp##n(T a, T b) {                                      \
-    if (__builtin_expect(quiet, 1))                                                                \
-      __real___sanitizer_cov_trace_cmp##n(a, b);                                                   \
-    else                                                                                           \
+    if (__builtin_expect(!quiet, 0)) {                                                             \
       traced_cmp##n(a, b, SITE());                                                                 \
+      return;                                                                                      \
+    }                                                                                              \
+    TAIL_CALL(__real___sanitizer_cov_trace_cmp##n(a, b));                                          \
   }                                                                                                \
   NO_COV __attribute__((noinline)) static void traced_const_cmp##n(T a, T b, uint64_t site) {      \
     if (noting) { /* the first argument is the compile-time constant */                            \
@@ -250,10 +261,11 @@ static void update_quiet(void) {
     if (to_engine) __real___sanitizer_cov_trace_const_cmp##n(a, b);                                \
   }                                                                                                \
   NO_COV void __wrap___sanitizer_cov_trace_const_cmp##n(T a, T b) {                                \
-    if (__builtin_expect(quiet, 1))                                                                \
-      __real___sanitizer_cov_trace_const_cmp##n(a, b);                                             \
-    else                                                                                           \
+    if (__builtin_expect(!quiet, 0)) {                                                             \
       traced_const_cmp##n(a, b, SITE());                                                           \
+      return;                                                                                      \
+    }                                                                                              \
+    TAIL_CALL(__real___sanitizer_cov_trace_const_cmp##n(a, b));                                    \
   }
 WRAP(1, uint8_t)
 WRAP(2, uint16_t)
@@ -287,8 +299,9 @@ NO_COV __attribute__((noinline)) static void traced_switch(uint64_t val, uint64_
 }
 
 NO_COV void __wrap___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
-  if (__builtin_expect(quiet, 1))
-    __real___sanitizer_cov_trace_switch(val, cases);
-  else
+  if (__builtin_expect(!quiet, 0)) {
     traced_switch(val, cases, SITE());
+    return;
+  }
+  TAIL_CALL(__real___sanitizer_cov_trace_switch(val, cases));
 }

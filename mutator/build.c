@@ -218,7 +218,7 @@ bool sf_mut_append_call_bound(sf_mutator *m, sf_seq *s, uint32_t fi, int depth, 
       if (n == 0) return false;
       args[i].bits = sf_mut_choose_value(m, n);
     } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
-      if (sf_mut_gen_bytes(m, s, f, p, &args[i])) return false;
+      if (sf_mut_gen_bytes(m, s, f, p, args, &args[i])) return false;
     } else {
       args[i].bits = sf_mut_gen_prim(m, p);
       for (uint32_t k = 0; k < f->nrequires && sf_kind_is_int(p->kind); k++)
@@ -240,7 +240,7 @@ bool sf_mut_append_call_bound(sf_mutator *m, sf_seq *s, uint32_t fi, int depth, 
         uint32_t n = sf_mut_legal_candidates(m, f, args, i, i, false);
         if (n) args[i].bits = m->cands[sf_rng_below(&m->rng, n)];
       } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
-        if (sf_mut_gen_bytes(m, s, f, p, &args[i])) return false;
+        if (sf_mut_gen_bytes(m, s, f, p, args, &args[i])) return false;
       } else {
         args[i].bits = sf_mut_gen_prim(m, p);
       }

@@ -98,6 +98,7 @@ struct sf_mutator {
   uint32_t nprobes;
   sf_schedule sched;    /* which mutation next (schedule.h) */
   sf_mutation last_mut; /* the mutation that made m->next */
+  uint16_t last_site;   /* the argument site it changed (schedule.h) */
 };
 
 /* Flag of value vid of the sequence being built. */
@@ -105,7 +106,10 @@ struct sf_mutator {
 /* values.c: primitive values, strings and buffers for arguments. */
 void sf_mut_absorb_cmp(sf_mutator *m, const sf_feedback *fb);
 uint64_t sf_mut_gen_prim(sf_mutator *m, const sf_param *p);
-int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param *p, sf_arg *a);
+/* New bytes for a (parameter p of f); args: the call's arguments, those
+ * before p set (NULL: unknown). */
+int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param *p,
+                     const sf_arg *args, sf_arg *a);
 /* Has f a string or buffer parameter that a walk (m->burst) can give the
  * values of earlier calls to? */
 bool sf_mut_walkable(const sf_mutator *m, const sf_seq *s, const sf_func *f);

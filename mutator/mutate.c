@@ -16,6 +16,7 @@ sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
   if (opt) m->opt = *opt;
   m->opt.max_calls = opt && opt->max_calls ? opt->max_calls : 64;
   m->last_op = "none";
+  m->last_site = SF_SCHED_NO_SITE;
   sf_sched_init(&m->sched, !m->opt.no_adaptive);
   m->pool = sf_pool_new(4096, !m->opt.no_equivalence);
   if (m->opt.contracts_percent) {
@@ -329,6 +330,35 @@ static bool longest_bytes_arg(const sf_seq *s, uint32_t *call, uint32_t *param) 
   return found;
 }
 
+/* A document to change: one of s's string and buffer arguments, drawn by
+ * how well changing its site has paid (schedule.h), so that a pattern
+ * compiled once wins over the longer subjects matched against it when its
+ * changes find more. False when s has none. */
+static bool pick_document(sf_mutator *m, const sf_seq *s, uint32_t *call, uint32_t *param) {
+  double total = 0, x = 0;
+  bool found = false;
+  for (int pass = 0; pass < 2; pass++) {
+    for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+      const sf_func *f = sf_seq_func(s, ci);
+      for (uint32_t i = 0; i < f->nparams; i++) {
+        const sf_param *p = &f->params[i];
+        if (!is_bytes_input(p) || (p->flags & (SF_P_CALLBACK | SF_P_VTABLE))) continue;
+        if (p->kind == SF_STRING && sf_seq_args(s, ci)[i].bits) continue; /* NULL */
+        double w = sf_sched_site_score(&m->sched, sf_sched_site(s->calls[ci].func, i));
+        if (!pass) {
+          total += w;
+          continue;
+        }
+        *call = ci, *param = i, found = true; /* the last one, if rounding leaves x >= 0 */
+        if ((x -= w) < 0) return true;
+      }
+    }
+    if (total <= 0) return false;
+    x = (double)sf_rng_below(&m->rng, 1u << 30) / (double)(1u << 30) * total;
+  }
+  return found;
+}
+
 /* The other string and buffer arguments of s that held the bytes `old`
  * (saved in m->linked) before argument (ci, pi) changed take its new bytes
  * too: a pattern matched against itself, a key put and later deleted stay
@@ -390,7 +420,7 @@ static int mut_arg(sf_mutator *m, bool document_only) {
     }
   }
   uint32_t doc_call, doc_param;
-  bool doc = document_only && longest_bytes_arg(s, &doc_call, &doc_param);
+  bool doc = document_only && pick_document(m, s, &doc_call, &doc_param);
   for (int tries = 0; tries < 8; tries++) {
     uint32_t ci = doc ? doc_call : (uint32_t)sf_rng_below(&m->rng, s->ncalls);
     const sf_func *f = sf_seq_func(s, ci);
@@ -413,6 +443,7 @@ static int mut_arg(sf_mutator *m, bool document_only) {
       a->bits = pick < n ? m->cands[pick] : SF_NULL_REF;
     } else if (p->kind == SF_STRING || p->kind == SF_BUFFER || p->kind == SF_ARRAY) {
       sf_arg na = *a;
+      m->last_site = sf_sched_site(s->calls[ci].func, i);
       bool is_null = p->kind == SF_STRING && a->bits;
       /* Half of the time, arguments equal to this one follow its change. */
       bool link = p->kind != SF_ARRAY && !is_null && a->len && sf_rng_chance(&m->rng, 1, 2);
@@ -420,9 +451,10 @@ static int mut_arg(sf_mutator *m, bool document_only) {
         sf_buf_reset(&m->linked);
         if (sf_buf_append(&m->linked, sf_seq_bytes(s, a), a->len)) return -1;
       }
-      /* Documents (a parser's input: 16 bytes or more) get the engine's
-       * byte mutations half of the time, short strings now and then. */
-      bool document = a->len >= 16;
+      /* Documents (a parser's input: chosen as one, or 16 bytes or more)
+       * get the engine's byte mutations half of the time, short strings
+       * now and then. */
+      bool document = document_only || a->len >= 16;
       if (m->byte_mutator && !is_null && sf_rng_chance(&m->rng, 1, document ? 2 : 8)) {
         /* The engine's byte mutations (with compared-against values). */
         m->last_op = "change-engine";
@@ -456,7 +488,7 @@ static int mut_arg(sf_mutator *m, bool document_only) {
         }
         if (sf_seq_set_bytes(s, &na, tmp->data ? tmp->data : (const uint8_t *)"", tmp->len))
           return -1;
-      } else if (sf_mut_gen_bytes(m, s, f, p, &na)) {
+      } else if (sf_mut_gen_bytes(m, s, f, p, sf_seq_args(s, ci), &na)) {
         return -1;
       }
       *a = na; /* repair fixes lengths, NULs and element canonical forms */
@@ -608,7 +640,7 @@ void sf_mut_count_output(sf_mutator *m, const uint8_t *out, size_t n, size_t in)
   m->stats.calls_emitted += m->next.ncalls;
   m->last_out = sf_feedback_input_hash(out, n);
   m->last_out_valid = true;
-  sf_sched_emitted(&m->sched, m->last_out, m->last_mut, n < in);
+  sf_sched_emitted(&m->sched, m->last_out, m->last_mut, n < in, m->last_site);
 }
 
 #define CANDIDATE_TRIES 4
@@ -629,6 +661,7 @@ static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, size_t in_size,
   for (int t = 0; t < CANDIDATE_TRIES; t++) {
     int rc;
     sf_mutation op = t == 0 ? first_op : next_mutation(m, false);
+    m->last_site = SF_SCHED_NO_SITE;
     if (op == SF_MUT_SPLICE && !sf_pool_size(m->pool))
       op = m->cur.ncalls < m->opt.max_calls ? SF_MUT_REPEAT : SF_MUT_CHANGE;
     switch (op) {
@@ -682,6 +715,7 @@ static size_t next_answer_trial(sf_mutator *m, uint8_t *out, size_t max_size) {
     if (answer_to_state(m, &m->next, pair) != 1) continue;
     m->last_op = "answer-trial";
     m->last_mut = SF_MUT_CHANGE;
+    m->last_site = SF_SCHED_NO_SITE;
     size_t n = sf_mut_finish(m, &m->next, out, max_size);
     if (!sf_mut_accept(m, out, &n, false)) continue;
     sf_mut_count_output(m, out, n, e->size);
@@ -731,6 +765,7 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
   }
   size_t n = 0;
   m->last_mut = SF_MUT_CROSSOVER;
+  m->last_site = SF_SCHED_NO_SITE;
   for (int t = 0; t < CANDIDATE_TRIES; t++) {
     if (splice(m, oreus, noreus)) sf_seq_clear(&m->next);
     n = sf_mut_finish(m, &m->next, out, max_size);

@@ -36,11 +36,18 @@ static void update_weights(sf_schedule *s) {
     all_tries += s->tries[k];
     all_finds += s->finds[k];
   }
-  if (all_tries > DECAY_AT)
+  if (all_tries > DECAY_AT) {
     for (int k = 0; k < SF_MUT_COUNT; k++) {
       s->tries[k] /= 2;
       s->finds[k] /= 2;
     }
+    for (int k = 0; k < SF_SCHED_SITES; k++) {
+      s->site_tries[k] /= 2;
+      s->site_finds[k] /= 2;
+    }
+    s->all_site_tries /= 2;
+    s->all_site_finds /= 2;
+  }
   /* The adaptive part follows the success rates alone (probability
    * matching); the base mix is only their prior (pseudo-tries at the mean
    * rate scaled by the base weight), so it holds while there is little data.
@@ -87,24 +94,40 @@ sf_mutation sf_sched_pick(sf_schedule *s, sf_rng *r, uint32_t ncalls, bool has_d
   return crossover ? SF_MUT_CROSSOVER : SF_MUT_CHANGE;
 }
 
-void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op, bool shrank) {
+void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op, bool shrank, uint16_t site) {
   if (op <= SF_MUT_MIX || op >= SF_MUT_COUNT) return;
   s->tries[op] += 1;
   s->tried[op]++;
+  if (site != SF_SCHED_NO_SITE) {
+    s->site_tries[site] += 1;
+    s->all_site_tries += 1;
+  }
   s->recent[hash % SF_SCHED_RECENT].hash = hash;
   s->recent[hash % SF_SCHED_RECENT].op = (uint8_t)op;
+  s->recent[hash % SF_SCHED_RECENT].site = site;
   s->recent[hash % SF_SCHED_RECENT].shrank = shrank;
+}
+
+uint16_t sf_sched_site(uint32_t func, uint32_t param) {
+  return (uint16_t)((func * 16u + param) % SF_SCHED_SITES);
+}
+
+double sf_sched_site_score(const sf_schedule *s, uint16_t site) {
+  double mean = (s->all_site_finds + 1) / (s->all_site_tries + 1);
+  return (s->site_finds[site] + PRIOR * mean) / (s->site_tries[site] + PRIOR);
 }
 
 void sf_sched_new_input(sf_schedule *s, uint64_t hash, bool new_code) {
   uint32_t slot = (uint32_t)(hash % SF_SCHED_RECENT);
   if (s->recent[slot].hash != hash || !s->recent[slot].op) return;
   uint8_t op = s->recent[slot].op;
-  if (new_code) {
-    s->finds[op] += 1;
-    s->found[op]++;
-  } else if (!s->recent[slot].shrank) {
-    s->finds[op] += 0.1;
+  double credit = new_code ? 1 : s->recent[slot].shrank ? 0 : 0.1;
+  s->finds[op] += credit;
+  if (new_code) s->found[op]++;
+  uint16_t site = s->recent[slot].site;
+  if (site != SF_SCHED_NO_SITE) {
+    s->site_finds[site] += credit;
+    s->all_site_finds += credit;
   }
   s->recent[slot].op = 0; /* credited once */
 }

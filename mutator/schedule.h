@@ -20,16 +20,24 @@
 #include "../base/sf_rng.h"
 #include "mutate.h"
 
-#define SF_SCHED_RECENT 4096 /* outputs remembered, direct-mapped by hash */
+#define SF_SCHED_RECENT  4096 /* outputs remembered, direct-mapped by hash */
+#define SF_SCHED_SITES   1024 /* argument sites credited, direct-mapped */
+#define SF_SCHED_NO_SITE 0xffff
 
 typedef struct sf_schedule {
   double tries[SF_MUT_COUNT], finds[SF_MUT_COUNT];   /* decayed counts */
   uint64_t tried[SF_MUT_COUNT], found[SF_MUT_COUNT]; /* totals (found: new code), statistics */
   struct {
     uint64_t hash;
+    uint16_t site; /* the argument changed, or SF_SCHED_NO_SITE */
     uint8_t op;
     bool shrank;
   } recent[SF_SCHED_RECENT];
+  /* Per argument site (a function's string or buffer parameter): which
+   * documents pay to change. A pattern compiled once and matched many times
+   * sits beside longer subjects; changing the pattern finds far more. */
+  double site_tries[SF_SCHED_SITES], site_finds[SF_SCHED_SITES];
+  double all_site_tries, all_site_finds;
   double weight[SF_MUT_COUNT]; /* current choice weights, recomputed now and then */
   double total;
   uint32_t since_update;
@@ -46,8 +54,14 @@ void sf_sched_init(sf_schedule *s, bool adaptive);
 sf_mutation sf_sched_pick(sf_schedule *s, sf_rng *r, uint32_t ncalls, bool has_document,
                           bool can_grow, bool crossover);
 /* An output of mutation op was emitted (hash: of its bytes); shrank: it is
- * smaller than the input it was made from. */
-void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op, bool shrank);
+ * smaller than the input it was made from; site: the argument site it
+ * changed (sf_sched_site) or SF_SCHED_NO_SITE. */
+void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op, bool shrank, uint16_t site);
+/* The site of parameter param of function func. */
+uint16_t sf_sched_site(uint32_t func, uint32_t param);
+/* How well changing a site has paid: its decayed rate of new inputs per
+ * try, pulled toward the mean rate of all sites while it has few tries. */
+double sf_sched_site_score(const sf_schedule *s, uint16_t site);
 /* The engine kept an input new to the mutator; new_code: it reached an edge
  * no earlier input reached (true where that is unknown). Credits the
  * mutation that made it: fully for new code, a tenth for an input that only

@@ -215,8 +215,39 @@ static void gen_list(sf_mutator *m, sf_buf *out) {
  * dictionary word, the bytes of another argument of the sequence (so keys
  * match across calls), a list of names when the target compares separators,
  * or letters and bytes. */
+/* Bytes that the call which made one of this call's handles took: a
+ * pattern's own text as the subject of a match with the compiled pattern
+ * (how pcre2's own harness reaches deep into its matchers), a document's
+ * text looked up in what was parsed from it. like: the parameter being
+ * made, of f; args: the call's arguments, set before like's. False when no
+ * such call took any. */
+static bool producer_bytes(sf_mutator *m, const sf_seq *s, const sf_func *f, const sf_arg *args,
+                           const sf_param *like, sf_buf *out) {
+  uint32_t seen = 0, pick_call = 0, pick_param = 0;
+  for (const sf_param *h = f->params; h < like; h++) {
+    uint64_t v = args[h - f->params].bits;
+    if (h->kind != SF_HANDLE || (h->flags & SF_P_OUT) || v >= s->nvals) continue;
+    uint32_t pc = s->vals[v].call;
+    const sf_func *pf = sf_seq_func(s, pc);
+    for (uint32_t i = 0; i < pf->nparams; i++) {
+      const sf_param *q = &pf->params[i];
+      if (!sf_param_is_input(q) || (q->kind != SF_STRING && q->kind != SF_BUFFER) ||
+          (q->flags & (SF_P_CALLBACK | SF_P_VTABLE)) || !sf_seq_args(s, pc)[i].len ||
+          (q->kind == SF_STRING && sf_seq_args(s, pc)[i].bits))
+        continue;
+      if (sf_rng_below(&m->rng, ++seen) == 0) pick_call = pc, pick_param = i;
+    }
+  }
+  if (!seen) return false;
+  const sf_arg *a = &sf_seq_args(s, pick_call)[pick_param];
+  sf_buf_append(out, sf_seq_bytes(s, a), a->len);
+  return true;
+}
+
+/* New bytes for parameter like of f (NULL for none: a script's or a list's
+ * piece), args: the call's arguments (NULL if unknown). */
 static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max_len,
-                       const sf_param *like) {
+                       const sf_func *f, const sf_param *like, const sf_arg *args) {
   sf_rng *r = &m->rng;
   sf_buf_reset(out);
   uint32_t choice = (uint32_t)sf_rng_below(r, 10);
@@ -229,7 +260,8 @@ static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max
     const char *d = m->api->dict[sf_rng_below(r, m->api->ndict)];
     sf_buf_append(out, d, strlen(d));
   } else if (choice < 7 && s->ncalls) {
-    reuse_bytes(m, s, out, like);
+    if (!(args && like && sf_rng_chance(r, 1, 2) && producer_bytes(m, s, f, args, like, out)))
+      reuse_bytes(m, s, out, like);
   }
   if (out->len == 0 || choice >= 7) {
     sf_buf_reset(out);
@@ -362,7 +394,7 @@ static void gen_record(sf_mutator *m, const sf_seq *s, const sf_callback *cb, sf
   for (uint32_t j = 0; j < cb->nparams; j++) {
     if (!(cb->params[j].flags & SF_P_OUT) || cb->params[j].kind != SF_BUFFER) continue;
     sf_buf piece = {0};
-    pick_bytes(m, s, &piece, 255, NULL);
+    pick_bytes(m, s, &piece, 255, NULL, NULL, NULL);
     if (m->api->ndict && sf_rng_chance(r, 1, 4)) {
       const char *d = m->api->dict[sf_rng_below(r, m->api->ndict)];
       sf_buf_reset(&piece);
@@ -391,7 +423,7 @@ static void gen_record(sf_mutator *m, const sf_seq *s, const sf_callback *cb, sf
 static void gen_script(sf_mutator *m, const sf_seq *s, const sf_callback *cb, sf_buf *out) {
   sf_rng *r = &m->rng;
   if (sf_rng_chance(r, 1, 4)) {
-    pick_bytes(m, s, out, SF_MAX_SCRIPT, NULL);
+    pick_bytes(m, s, out, SF_MAX_SCRIPT, NULL, NULL, NULL);
     return;
   }
   sf_buf_reset(out);
@@ -504,7 +536,8 @@ int sf_mut_replace_answer(sf_mutator *m, sf_seq *s, sf_arg *a, const uint64_t pa
 }
 
 /* Fill a bytes argument (string, buffer, array) of p. */
-int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param *p, sf_arg *a) {
+int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param *p,
+                     const sf_arg *args, sf_arg *a) {
   sf_buf *tmp = &m->bytes;
   sf_buf_reset(tmp);
   if (p->kind == SF_STRING) {
@@ -516,7 +549,7 @@ int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param 
     if (p->flags & SF_P_PRINTF)
       gen_printf(m, tmp, p->flags & SF_P_PRINTF_SQLITE);
     else if (!burst_bytes(m, s, f, p, tmp, SF_MAX_STRING))
-      pick_bytes(m, s, tmp, SF_MAX_STRING, p);
+      pick_bytes(m, s, tmp, SF_MAX_STRING, f, p, args);
     uint8_t *nul = tmp->len ? memchr(tmp->data, 0, tmp->len) : NULL;
     if (nul) tmp->len = (size_t)(nul - tmp->data);
     a->bits = 0;
@@ -532,7 +565,7 @@ int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param 
     } else if (p->flags & SF_P_VTABLE) {
       gen_vtable(m, s, &m->api->vtables[p->type_index], tmp);
     } else if (es == 1) {
-      if (!burst_bytes(m, s, f, p, tmp, hi)) pick_bytes(m, s, tmp, hi, p);
+      if (!burst_bytes(m, s, f, p, tmp, hi)) pick_bytes(m, s, tmp, hi, f, p, args);
     } else {
       uint64_t n = lo + sf_rng_below(&m->rng, (hi - lo < 16 ? hi - lo : 16) + 1);
       for (uint64_t i = 0; i < n; i++) {

@@ -338,7 +338,8 @@ static void test_schedule_learns(void **state) {
   uint64_t h = 1;
   for (int round = 0; round < 2000; round++)
     for (int k = SF_MUT_EXTEND; k < SF_MUT_CROSSOVER; k++, h++) {
-      sf_sched_emitted(&sc, h * 0x9e3779b97f4a7c15ULL, (sf_mutation)k, k == SF_MUT_REMOVE);
+      sf_sched_emitted(&sc, h * 0x9e3779b97f4a7c15ULL, (sf_mutation)k, k == SF_MUT_REMOVE,
+                       SF_SCHED_NO_SITE);
       if (k == SF_MUT_DOCUMENT && round % 4 == 0)
         sf_sched_new_input(&sc, h * 0x9e3779b97f4a7c15ULL, true);
     }
@@ -376,7 +377,8 @@ static void remove_vs_document(bool remove_new_code, bool remove_shrinks, uint32
   for (int round = 0; round < 4000; round++)
     for (int k = SF_MUT_EXTEND; k < SF_MUT_CROSSOVER; k++, h++) {
       bool rm = k == SF_MUT_REMOVE;
-      sf_sched_emitted(&sc, h * 0x9e3779b97f4a7c15ULL, (sf_mutation)k, rm && remove_shrinks);
+      sf_sched_emitted(&sc, h * 0x9e3779b97f4a7c15ULL, (sf_mutation)k, rm && remove_shrinks,
+                       SF_SCHED_NO_SITE);
       if (rm && round % 2 == 0) sf_sched_new_input(&sc, h * 0x9e3779b97f4a7c15ULL, remove_new_code);
       if (k == SF_MUT_DOCUMENT && round % 8 == 0)
         sf_sched_new_input(&sc, h * 0x9e3779b97f4a7c15ULL, true);
@@ -430,6 +432,51 @@ static void test_schedule_credit_through_mutator(void **state) {
   assert_true(found >= 90 && found <= 100); /* the even ones, less duplicates */
   sf_mutator_free(m);
   sf_buf_free(&in);
+}
+
+/* A regular-expression library in small: patterns compiled, then matched. */
+static const char pattern_api[] = "api t;\nhandle code = \"void\";\n"
+                                  "func code *compile(string pattern) error null;\n"
+                                  "func int match(code *c, string subject);\n";
+
+/* The document a document mutation changes follows what its changes found:
+ * when only changes of a short pattern pay, it takes the pattern over the
+ * longer subjects (which, as the longest, it took always before), more so
+ * as the evidence grows. */
+static void test_document_follows_finds(void **state) {
+  (void)state;
+  sf_api *api = parse_api_text(pattern_api);
+  sf_buf in = {0};
+  sf_seq s;
+  sf_seq_init(&s, api);
+  parse_seq_ok(&s, api,
+               "h1 = compile(\"a+b\");\nmatch(h1, \"a subject of thirty-two bytes...\");\n"
+               "match(h1, \"another subject, just as long..\");\n");
+  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  sf_mutator_options opt = {.only = SF_MUT_DOCUMENT, .no_equivalence = true};
+  sf_mutator *m = sf_mutator_new(api, &opt);
+  uint8_t out[4096];
+  int pattern_changes[2] = {0, 0}; /* first 500 outputs, last 500 */
+  for (uint64_t seed = 0; seed < 3000; seed++) {
+    size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+    check_output(api, &s, out, n, sizeof out, 64);
+    const sf_arg *a = sf_seq_args(&s, 0);
+    bool changed = !(a->len == 3 && memcmp(sf_seq_bytes(&s, a), "a+b", 3) == 0);
+    if (changed) sf_mutator_add_input(m, out, n, NULL); /* new code */
+    if (seed < 500) pattern_changes[0] += changed;
+    if (seed >= 2500) pattern_changes[1] += changed;
+  }
+  if (getenv("TEST_VERBOSE"))
+    fprintf(stderr, "pattern changed: %d of the first 500, %d of the last 500\n",
+            pattern_changes[0], pattern_changes[1]);
+  /* Always the longest before: 0 and 0. (A change may draw the pattern's
+   * own bytes again, from the sequence: a third of the choices.) */
+  assert_true(pattern_changes[1] > 250);
+  assert_true(pattern_changes[1] > pattern_changes[0] + 25);
+  sf_mutator_free(m);
+  sf_seq_free(&s);
+  sf_buf_free(&in);
+  sf_api_free(api);
 }
 
 /* A record of a run is the feedback the harness gives; build one by hand. */
@@ -503,6 +550,42 @@ static void test_separator_lists(void **state) {
   assert_true(lists[0] * 10 < lists[1]);
   assert_true(lists[2] > 50);
   sf_buf_free(&in);
+}
+
+/* A new string for a call that takes a handle is, now and then, one the
+ * handle's producer took: a pattern's own text as the subject matched with
+ * the compiled pattern. Two patterns compiled, matches of the second: its
+ * subjects must be its own text far more often than the first's. */
+static void test_producer_bytes(void **state) {
+  (void)state;
+  sf_api *api = parse_api_text(pattern_api);
+  sf_buf in = {0};
+  sf_seq s;
+  sf_seq_init(&s, api);
+  parse_seq_ok(&s, api, "h1 = compile(\"first-pattern\");\nh2 = compile(\"second-pattern\");\n");
+  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  sf_mutator_options opt = {.only = SF_MUT_EXTEND, .no_equivalence = true};
+  sf_mutator *m = sf_mutator_new(api, &opt);
+  uint8_t out[4096];
+  int own = 0, other = 0;
+  for (uint64_t seed = 0; seed < 3000; seed++) {
+    size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+    check_output(api, &s, out, n, sizeof out, 64);
+    const sf_func *f = sf_seq_func(&s, s.ncalls - 1);
+    if (strcmp(f->name, "match") || s.ncalls != 3) continue;
+    const sf_arg *a = sf_seq_args(&s, 2);
+    const char *text = (const char *)sf_seq_bytes(&s, &a[1]);
+    bool second = a[0].bits == 1;
+    if (a[1].len == 14 && memcmp(text, "second-pattern", 14) == 0) second ? own++ : other++;
+    if (a[1].len == 13 && memcmp(text, "first-pattern", 13) == 0) second ? other++ : own++;
+  }
+  if (getenv("TEST_VERBOSE")) fprintf(stderr, "subjects: own pattern %d, other's %d\n", own, other);
+  assert_true(own > 40);
+  assert_true(own > 2 * other); /* without: about equal (409 and 422) */
+  sf_mutator_free(m);
+  sf_seq_free(&s);
+  sf_buf_free(&in);
+  sf_api_free(api);
 }
 
 static void test_legality_filter(void **state) {
@@ -927,9 +1010,11 @@ int main(void) {
       cmocka_unit_test(test_linked_change),
       cmocka_unit_test(test_bursts),
       cmocka_unit_test(test_separator_lists),
+      cmocka_unit_test(test_producer_bytes),
       cmocka_unit_test(test_schedule_learns),
       cmocka_unit_test(test_schedule_prefers_new_code),
       cmocka_unit_test(test_schedule_credit_through_mutator),
+      cmocka_unit_test(test_document_follows_finds),
       cmocka_unit_test(test_interpretation_is_deterministic),
       cmocka_unit_test(test_legality_filter),
       cmocka_unit_test(test_failed_last_call),
