@@ -3,7 +3,12 @@
 # itself adds, at most 20% of the CPU time), and its executions per second
 # next to the library's own harness.
 #
-#   bench/profile.sh [--seconds S] [LIB...]   (30 s; cjson zlib sqlite3 libyaml pcre2)
+#   bench/profile.sh [--seconds S] [--known DIR] [LIB...]   (30 s; cjson zlib sqlite3 libyaml pcre2)
+#
+# --known DIR: the campaign sets aside the known bugs whose patterns are in
+# DIR/LIB/ (SEQFUZZ_KNOWN, as `seqfuzz fuzz` does; scripts/learn-known.sh
+# makes them from crash files): without, a library with a shallow bug ends a
+# fork-mode job every second or so, and each new job probes its corpus anew.
 #
 # Each target is built as OSS-Fuzz would (scripts/build-target.sh LIB). Its
 # seqfuzz fuzzer fuzzes from its seed corpus for S seconds as
@@ -34,19 +39,25 @@
 # its statistics report.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-secs=30
-[ "${1:-}" = --seconds ] && { secs=$2; shift 2; }
+secs=30 known=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --seconds) secs=$2; shift 2 ;;
+  --known) known=$(cd "$2" && pwd); shift 2 ;;
+  *) break ;;
+  esac
+done
 libs=("$@")
 [ ${#libs[@]} -gt 0 ] || libs=(cjson zlib sqlite3 libyaml pcre2)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# fuzz BIN CORPUS_ZIP DICT DIR: S seconds as bench/coverage.sh fuzzes, the
-# log in DIR/log.
+# fuzz BIN CORPUS_ZIP DICT DIR KNOWN: S seconds as bench/coverage.sh fuzzes,
+# the log in DIR/log; KNOWN: SEQFUZZ_KNOWN's directory or "".
 fuzz() {
   mkdir -p "$4/corpus" "$4/crashes" "$4/stats"
   unzip -q -o "$2" -d "$4/corpus" 2>/dev/null || true
-  SEQFUZZ_STATS=5 SEQFUZZ_STATS_DIR=$4/stats taskset -c 0 "$1" -max_total_time="$secs" -seed=1 \
+  SEQFUZZ_STATS=5 SEQFUZZ_STATS_DIR=$4/stats SEQFUZZ_KNOWN=$5 taskset -c 0 "$1" -max_total_time="$secs" -seed=1 \
     -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -timeout=25 -rss_limit_mb=2560 \
     -artifact_prefix="$4/crashes/" $([ -f "$3" ] && echo "-dict=$3") "$4/corpus" >"$4/log" 2>&1 || true
 }
@@ -54,7 +65,7 @@ fuzz() {
 # execs_per_s LOG: the fork-mode parent's last exec/s.
 execs_per_s() { { grep -o 'exec/s:\? [0-9]*' "$1" || true; } | tail -1 | awk '{print $2 + 0}'; }
 
-echo "# bench/profile.sh --seconds $secs ($(date -u +%F), $(nproc) cores, $(git -C "$root" rev-parse --short HEAD))"
+echo "# bench/profile.sh --seconds $secs${known:+ --known $known} ($(date -u +%F), $(nproc) cores, $(git -C "$root" rev-parse --short HEAD))"
 printf '%-8s | %7s | %7s | %6s | %6s | %7s | %6s | %6s | %11s | %9s | %s\n' lib samples library libffi \
   engine seqfuzz files other "seqfuzz x/s" "calls/s" "own harness x/s"
 splits=()
@@ -65,8 +76,10 @@ for lib in "${libs[@]}"; do
   bin=$bindir/${lib}_seqfuzz
   d=$work/$lib
   mkdir -p "$d"
+  lib_known=""
+  [ -n "$known" ] && [ -d "$known/$lib" ] && lib_known=$known/$lib
   perf record -q -F 199 --call-graph dwarf,32768 -o "$d/perf.data" -- \
-    bash -c "$(declare -f fuzz); secs=$secs; fuzz '$bin' '$bindir/${lib}_seqfuzz_seed_corpus.zip' '$bindir/${lib}_seqfuzz.dict' '$d'" \
+    bash -c "$(declare -f fuzz); secs=$secs; fuzz '$bin' '$bindir/${lib}_seqfuzz_seed_corpus.zip' '$bindir/${lib}_seqfuzz.dict' '$d' '$lib_known'" \
     2>/dev/null
   # Function -> category, by the source file nm -l gives each symbol.
   nm -l --defined-only "$bin" 2>/dev/null | awk -v root="$root" '
@@ -135,7 +148,7 @@ for lib in "${libs[@]}"; do
   x=$(execs_per_s "$d/log")
   # Executions over the jobs' statistics files, times their mean length.
   len=$(cat "$d"/stats/stats-*.txt 2>/dev/null | grep -o 'mean length [0-9.]*' | awk '{s += $3; n++} END {print n ? s / n : 0}')
-  fuzz "$bindir/${lib}_own" "$bindir/${lib}_own_seed_corpus.zip" "$bindir/${lib}_own.dict" "$d/own"
+  fuzz "$bindir/${lib}_own" "$bindir/${lib}_own_seed_corpus.zip" "$bindir/${lib}_own.dict" "$d/own" ""
   printf '%s %11s | %9.0f | %s\n' "$(cat "$d/row")" "$x" "$(awk -v x="$x" -v l="$len" 'BEGIN {print x * l}')" \
     "$(execs_per_s "$d/own/log")"
   splits+=("$(cat "$d/split")")
