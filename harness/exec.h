@@ -177,6 +177,10 @@ void sf_exec_check_value(sf_exec *x, uint32_t vid);
  * (the default) or off. */
 void sf_exec_generic_checks(sf_exec *x, bool on);
 
+/* Seconds the generic checks have taken in x so far: a caller that keeps
+ * them to a share of its time turns them off while they are over it. */
+double sf_exec_generic_seconds(sf_exec *x);
+
 /* Run s twice more and compare as the differential mode does
  * (nondeterminism: one sequence, two answers). */
 void sf_exec_check_repeat(sf_exec *x, const sf_seq *s);

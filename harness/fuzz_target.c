@@ -73,9 +73,9 @@ static struct {
   /* Where libFuzzer writes its artifacts (-artifact_prefix, or beside
    * -exact_artifact_path): a probed entry is written there first. */
   char artifact_prefix[4096];
-  char probe_artifact[4200];    /* the file of the probe under way, or "" */
-  double started, repeat_spent; /* seconds: the process's start, the repeat checks' time */
-  uint64_t repeats_run;
+  char probe_artifact[4200]; /* the file of the probe under way, or "" */
+  double started;            /* seconds: the process's start */
+  uint64_t checked;          /* probes that ran the generic checks (within their budget) */
 } G;
 
 static void set_running_call(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o) {
@@ -215,19 +215,20 @@ static void probe_guard_disarm(void) {
   G.probe_artifact[0] = 0;
 }
 
-/* The repeatable-run check of a new corpus entry (two more runs, compared)
- * while it keeps to its share of the time: on every entry it was two thirds
- * of the probes' cost, a tenth of the CPU time on pcre2 and sqlite3. A
- * library that is not repeatable is rarely so in one input alone, and a
- * replay of an observed input (sf_feedback_replay) always checks, so a
- * report reproduces. The first second's worth is free: a fork-mode job
- * checks the entries it starts with. */
-static void check_repeat_within_budget(const sf_seq *s) {
-  double now = sf_seconds_now();
-  if (G.repeat_spent > 1.0 + (double)G.opt.repeat_budget / 100.0 * (now - G.started)) return;
-  sf_exec_check_repeat(G.exec, s);
-  G.repeat_spent += sf_seconds_now() - now;
-  G.repeats_run++;
+/* The generic checks of a new corpus entry (its live values' observers and
+ * round trips, and two more runs compared for the repeatable-run check)
+ * while they keep to their share of the time: on every entry they were up
+ * to half of the probes' cost, two thirds of it the repeat check's, and
+ * with many observers (a state observer is called against each other one)
+ * more than the run itself. A library that is not repeatable, or an
+ * observer that is not pure, is rarely so in one input alone, and a replay
+ * of an observed input (sf_feedback_replay) always checks, so a report
+ * reproduces. A fraction of a second is free, for a short run's first
+ * entries. */
+static bool generic_checks_within_budget(void) {
+  if (!G.opt.generic) return false;
+  double allowed = 0.2 + (double)G.opt.check_budget / 100.0 * (sf_seconds_now() - G.started);
+  return sf_exec_generic_seconds(G.exec) <= allowed;
 }
 
 /* The mutator's runner (libFuzzer, in-process): a full run, observers
@@ -241,6 +242,9 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
    * this entry reached first (the schedule credits its mutation by that). */
   bool count_edges = sf_edges_available();
   if (count_edges) sf_edges_clear();
+  bool check = generic_checks_within_budget();
+  if (check) G.checked++;
+  sf_exec_generic_checks(G.exec, check);
   sf_cmp_trace_begin();
   probe_guard_arm(&G.probe_seq, hash);
   if (G.opt.contracts)
@@ -253,7 +257,8 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
   fb->nanswer_cmp = sf_cmp_trace_answer_cmps(fb->answer_cmp, SF_FB_MAX_ANSWER_CMP);
   sf_cmp_trace_separators(fb->separators);
-  check_repeat_within_budget(&G.probe_seq);
+  sf_exec_check_repeat(G.exec, &G.probe_seq); /* nothing when the checks are off */
+  sf_exec_generic_checks(G.exec, G.opt.generic != 0);
   probe_guard_disarm();
   sf_solver_budget_new_input(&G.budget);
   /* A corpus entry: the solver learns its comparisons (while the budget
@@ -377,14 +382,14 @@ static void print_stats(FILE *out) {
   double cand = s.candidates ? (double)s.candidates : 1;
   fprintf(out,
           "seqfuzz: execs %llu (illegal %.1f%%, foreign %.1f%%) | mutations %llu: pruned illegal "
-          "%.1f%%, equivalent %.1f%% | pool %llu, states %llu, probes %llu (repeat-checked %llu), "
+          "%.1f%%, equivalent %.1f%% | pool %llu, states %llu, probes %llu (checked %llu), "
           "answer trials %llu, edges %u | mean length %.1f\n",
           (unsigned long long)G.execs, 100.0 * (double)G.illegal / (double)(G.execs ? G.execs : 1),
           100.0 * (double)G.foreign / (double)(G.execs ? G.execs : 1),
           (unsigned long long)s.mutations, 100.0 * (double)s.pruned_illegal / cand,
           100.0 * (double)s.pruned_equiv / cand, (unsigned long long)s.pool_size,
           (unsigned long long)s.states_seen, (unsigned long long)s.probes,
-          (unsigned long long)G.repeats_run, (unsigned long long)s.answer_trials, sf_edges_seen(),
+          (unsigned long long)G.checked, (unsigned long long)s.answer_trials, sf_edges_seen(),
           s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0);
   /* Which mutations made corpus entries that reached new code (the
    * schedule favours them). */
@@ -619,10 +624,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* AFL++: the mutator cannot run inputs, so every run records everything. */
     sf_cmp_trace_begin();
     sf_feedback *fb = sf_channel_record(G.channel);
-    if (fb->calls_wanted == hash)
-      sf_feedback_run_calls(G.exec, seq, hash, fb); /* the mutator's probe of an entry */
+    bool probe = fb->calls_wanted == hash; /* the mutator's probe of an entry */
+    /* The live values' generic checks cost more than the run where a type
+     * has many observers: on the probes, and one other input in 8, chosen by
+     * its bytes (a replay of an observed input checks them all). */
+    if (G.opt.generic) sf_exec_generic_checks(G.exec, probe || (hash >> 6 & 7) == 0);
+    if (probe)
+      sf_feedback_run_calls(G.exec, seq, hash, fb);
     else
       sf_feedback_run(G.exec, seq, hash, fb);
+    sf_exec_generic_checks(G.exec, G.opt.generic != 0);
     legal = fb->status == SF_RUN_OK || fb->status == SF_RUN_ERROR_RESULT;
     /* Repeating every run would halve the speed: one input in 64, chosen by
      * its bytes (a replay of it repeats it too, sf_feedback_replay). */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../base/sf_clock.h"
 #include "exec_internal.h"
 
 /* A value of an expression or an observation. */
@@ -53,10 +54,11 @@ struct sf_oracle {
   sf_violation_fn on_violation;
   void *violation_ctx;
   sf_exec *twin;
-  bool recording;   /* facts of the run go to rec */
-  bool in_twin;     /* this exec runs as another's twin */
-  bool checking;    /* inside a check: no nested checks */
-  bool generic_off; /* sf_exec_generic_checks(x, false) */
+  bool recording;       /* facts of the run go to rec */
+  bool in_twin;         /* this exec runs as another's twin */
+  bool checking;        /* inside a check: no nested checks */
+  bool generic_off;     /* sf_exec_generic_checks(x, false) */
+  double generic_spent; /* seconds in the generic checks (sf_exec_generic_seconds) */
   record rec;
   /* Values of the old() expressions of the call under way. */
   oval *old;
@@ -87,6 +89,11 @@ void sf_exec_on_violation(sf_exec *x, sf_violation_fn fn, void *ctx) {
 void sf_exec_generic_checks(sf_exec *x, bool on) {
   struct sf_oracle *o = oracle_get(x);
   if (o) o->generic_off = !on;
+}
+
+double sf_exec_generic_seconds(sf_exec *x) {
+  struct sf_oracle *o = oracle_get(x);
+  return o ? o->generic_spent : 0;
 }
 
 void sf_exec_set_twin(sf_exec *x, sf_exec *twin) {
@@ -925,6 +932,7 @@ void sf_oracle_after_run(sf_exec *x, const sf_seq *s) {
 void sf_exec_check_repeat(sf_exec *x, const sf_seq *s) {
   struct sf_oracle *o = oracle_get(x);
   if (!o || o->checking || o->generic_off) return;
+  double began = sf_seconds_now();
   sf_exec *twin = o->twin;
   bool was = o->recording;
   o->twin = NULL; /* the differential check is not repeated */
@@ -945,6 +953,7 @@ void sf_exec_check_repeat(sf_exec *x, const sf_seq *s) {
   record_reset(&o->rec);
   free(first.facts);
   sf_buf_free(&first.text);
+  o->generic_spent += sf_seconds_now() - began;
 }
 
 /* ---- generic contracts on one live value --------------------------------- */
@@ -999,14 +1008,6 @@ static void impure(sf_exec *x, uint32_t vid, uint32_t culprit, uint32_t victim, 
   report(x, &rep);
 }
 
-/* o_v; o_c; o_v: does the second answer differ from the first? */
-static bool changes(sf_exec *x, void *p, uint32_t c, uint32_t v, obs_val *a, obs_val *b) {
-  *a = observe_once(x, v, p);
-  if (c != v) free(observe_once(x, c, p).copy);
-  *b = observe_once(x, v, p);
-  return sf_func_compared(x->api, v) && !obs_same(a, b);
-}
-
 /* Observers answer the same twice, and none changes another's answer.
  * First each is called once as it comes and every one before it again: a
  * side effect that happens once (a lazy flush) shows right after its
@@ -1033,14 +1034,21 @@ static void check_observers_pure(sf_exec *x, uint32_t vid) {
   }
   for (uint32_t k = 0; k < set; k++)
     free(last[k].copy);
-  for (uint32_t c = 0; c < n && !bad; c++)
-    for (uint32_t v = 0; v < n && !bad; v++) {
-      uint32_t culprit = v == c ? obs[v] : obs[c]; /* v == c: alone, twice */
-      bad = changes(x, p, culprit, obs[v], &a, &b);
+  /* Each o_v answers, then again after itself and after each other o_c:
+   * every pair of answers compared brackets exactly one call, its culprit. */
+  for (uint32_t v = 0; v < n && !bad; v++) {
+    a = observe_once(x, obs[v], p);
+    for (uint32_t k = 0; k < n && !bad; k++) {
+      uint32_t culprit = obs[(v + k) % n]; /* k == 0: o_v itself */
+      if (k) free(observe_once(x, culprit, p).copy);
+      b = observe_once(x, obs[v], p);
+      bad = sf_func_compared(x->api, obs[v]) && !obs_same(&a, &b);
       if (bad) impure(x, vid, culprit, obs[v], &a, &b);
       free(a.copy);
-      free(b.copy);
+      a = b;
     }
+    free(a.copy);
+  }
 }
 
 static void round_trip_failure(sf_exec *x, uint32_t vid, uint32_t func, const char *which,
@@ -1120,8 +1128,10 @@ void sf_exec_check_value(sf_exec *x, uint32_t vid) {
   if (vid >= x->life.n || !x->life.alive[vid] || !x->ptrs[vid]) return;
   struct sf_oracle *o = oracle_get(x);
   if (!o || o->checking || o->generic_off) return;
+  double began = sf_seconds_now();
   o->checking = true;
   check_observers_pure(x, vid);
   check_round_trips(x, vid);
   o->checking = false;
+  o->generic_spent += sf_seconds_now() - began;
 }

@@ -10,6 +10,7 @@ struct oset {
   unsigned bits; /* bit v + 8 for value v */
   int n, cap;
   int serial;
+  int reads; /* os_reads */
 };
 
 static int serials;
@@ -66,6 +67,10 @@ int os_check(oset *s) {
 
 int os_serial(oset *s) {
   return s->serial;
+}
+
+int os_reads(oset *s) {
+  return ++s->reads;
 }
 
 /* ---- orec: "v=<value>" ------------------------------------------------------ */

@@ -20,6 +20,7 @@ int os_size(oset *s);            /* how many values it holds */
 int os_contains(oset *s, int v); /* 1 or 0 */
 int os_check(oset *s);           /* 0 when consistent, else the count's error */
 int os_serial(oset *s);          /* which os_new made it, counted since the program started */
+int os_reads(oset *s);           /* how often it was called on s, this call included */
 
 /* A record holding one integer, printed as "v=<value>". */
 typedef struct orec orec;

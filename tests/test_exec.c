@@ -239,6 +239,7 @@ static void test_missing_symbol(void **state) {
 typedef struct reports {
   int n;
   char text[4096];
+  double checks_seconds; /* sf_exec_generic_seconds after the run */
 } reports;
 
 static void capture_report(void *ctx, const char *report) {
@@ -392,14 +393,15 @@ static const struct {
   const char *name;
   void *addr;
 } lib_symbols[] = {
-    SYM(os_new),      SYM(os_free),    SYM(os_add),    SYM(os_remove),   SYM(os_size),
-    SYM(os_contains), SYM(os_check),   SYM(os_serial), SYM(or_new),      SYM(or_free),
-    SYM(or_add),      SYM(or_value),   SYM(or_print),  SYM(or_str_free), SYM(or_parse),
-    SYM(ob_new),      SYM(ob_free),    SYM(ob_put),    SYM(ob_take),     SYM(ob_digest),
-    SYM(ob_peek),     SYM(da_new),     SYM(da_free),   SYM(da_put),      SYM(da_get),
-    SYM(da_del),      SYM(da_count),   SYM(da_min),    SYM(da_mean),     SYM(da_capacity),
-    SYM(db_new),      SYM(db_destroy), SYM(db_put),    SYM(db_get),      SYM(db_del),
-    SYM(db_count),    SYM(db_min),     SYM(db_mean),   SYM(db_capacity), SYM(strchr),
+    SYM(os_new),      SYM(os_free),  SYM(os_add),     SYM(os_remove), SYM(os_size),
+    SYM(os_contains), SYM(os_check), SYM(os_serial),  SYM(os_reads),  SYM(or_new),
+    SYM(or_free),     SYM(or_add),   SYM(or_value),   SYM(or_print),  SYM(or_str_free),
+    SYM(or_parse),    SYM(ob_new),   SYM(ob_free),    SYM(ob_put),    SYM(ob_take),
+    SYM(ob_digest),   SYM(ob_peek),  SYM(da_new),     SYM(da_free),   SYM(da_put),
+    SYM(da_get),      SYM(da_del),   SYM(da_count),   SYM(da_min),    SYM(da_mean),
+    SYM(da_capacity), SYM(db_new),   SYM(db_destroy), SYM(db_put),    SYM(db_get),
+    SYM(db_del),      SYM(db_count), SYM(db_min),     SYM(db_mean),   SYM(db_capacity),
+    SYM(strchr),
 };
 
 static void *lib_resolve(void *ctx, const char *name) {
@@ -448,6 +450,7 @@ static void run_lib(const char *api_text, const char *seq, oracle_mode mode, rep
   sf_run_result res;
   sf_exec_run(x, &s, mode == GENERIC ? &hooks : NULL, &res);
   if (mode == REPEAT) sf_exec_check_repeat(x, &s);
+  r->checks_seconds = sf_exec_generic_seconds(x);
   sf_seq_free(&s);
   sf_exec_free(x);
   sf_exec_free(twin);
@@ -467,8 +470,10 @@ static void test_repeat_check(void **state) {
   snprintf(text, sizeof text, api, "");
   run_lib(text, seq, PLAIN, &r);
   assert_int_equal(r.n, 0);
+  assert_true(r.checks_seconds == 0); /* what a budget for the checks counts */
   run_lib(text, seq, REPEAT, &r);
   assert_int_equal(r.n, 1);
+  assert_true(r.checks_seconds > 0);
   assert_report(&r, "nondeterminism in os_serial [result]");
   assert_non_null(strstr(r.text, "the result of [3] differs: os_serial(h1);\n    first run: "));
   snprintf(text, sizeof text, api, " nondeterministic");
@@ -494,8 +499,10 @@ static void test_generic_contracts(void **state) {
   assert_int_equal(r.n, 0);
   run_lib(rec, "h1 = or_new(); or_add(h1, 12); or_add(h1, -13);", PLAIN, &r);
   assert_int_equal(r.n, 0);
+  assert_true(r.checks_seconds == 0);
   run_lib(rec, "h1 = or_new(); or_add(h1, 12); or_add(h1, -13);", GENERIC, &r);
   assert_int_equal(r.n, 1);
+  assert_true(r.checks_seconds > 0);
   assert_report(&r, "round-trip-failure in or_parse [rejects its printer's output]");
   assert_non_null(strstr(r.text, "on h1\n    printed: \"v=-1\"\n"));
   const char *box =
@@ -507,6 +514,13 @@ static void test_generic_contracts(void **state) {
   run_lib(box, "h1 = ob_new(); ob_put(h1, 1); ob_put(h1, 2); ob_put(h1, 3);", GENERIC, &r);
   assert_int_equal(r.n, 1);
   assert_report(&r, "impure-observer in ob_peek [changes ob_digest]");
+  /* An observer whose every call answers anew, named alone. */
+  run_lib("api t; handle oset; func oset *os_new(int cap in [1, 4]) error null;\n"
+          "func void os_free(oset *s) destructor; func int os_size(oset *s) observer;\n"
+          "func int os_reads(oset *s) observer;\n",
+          "h1 = os_new(2);", GENERIC, &r);
+  assert_int_equal(r.n, 1);
+  assert_report(&r, "impure-observer in os_reads [not deterministic]");
 }
 
 /* Two implementations, compared call by call. */
