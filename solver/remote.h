@@ -83,7 +83,8 @@ void sf_solver_client_observe(sf_solver_client *c, const uint8_t *data, size_t s
 /* The engines' way to it: a new queue entry is observed if it is one of
  * the server's last results (the solver counts it as kept), or else if the
  * budget can pay `cost` seconds for the server's learning of it
- * (sf_solver_budget_learn). */
+ * (sf_solver_budget_learn); else it waits (the newest 32) and is observed
+ * before a later step, when the budget can pay for it. */
 void sf_solver_client_learn(sf_solver_client *c, sf_solver_budget *b, double cost,
                             const uint8_t *data, size_t size);
 /* The hints the answers brought since the last call (cleared); false: none. */

@@ -23,6 +23,10 @@
 extern char **environ;
 
 #define STEP_TIMEOUT_MS 120000 /* an attempt's child is killed after 60 s */
+/* The budget is tightest at the start, when most entries come, and an entry
+ * met then may be the only one that reaches a comparison (a checksum
+ * checked before anything else): refused entries wait to be learnt. */
+#define WAITING_MAX 32
 
 struct sf_solver_client {
   char *target;
@@ -43,6 +47,11 @@ struct sf_solver_client {
   bool has_hints;
   uint64_t results[8]; /* hashes of the last results (a ring) */
   uint32_t nresults;
+  /* Entries the budget could not pay to learn when they came, the newest
+   * WAITING_MAX (a ring from waiting_first), learnt when it can. */
+  sf_buf waiting[WAITING_MAX];
+  double waiting_cost[WAITING_MAX];
+  uint32_t waiting_first, nwaiting;
 };
 
 #define BACKLOG_MAX (512u << 10)
@@ -148,6 +157,8 @@ void sf_solver_client_free(sf_solver_client *c) {
   if (!c) return;
   stop(c);
   sf_buf_free(&c->backlog);
+  for (uint32_t i = 0; i < WAITING_MAX; i++)
+    sf_buf_free(&c->waiting[i]);
   free(c->target);
   free(c);
 }
@@ -214,8 +225,30 @@ void sf_solver_client_learn(sf_solver_client *c, sf_solver_budget *b, double cos
       sf_solver_client_observe(c, data, size);
       return;
     }
-  if (sf_solver_budget_learn(b, cost, c->starts ? 0 : c->start_cost))
+  if (sf_solver_budget_learn(b, cost, c->starts ? 0 : c->start_cost)) {
     sf_solver_client_observe(c, data, size);
+    return;
+  }
+  /* Kept to learn later: in the ring's next slot, the oldest when full. */
+  uint32_t slot = (c->waiting_first + c->nwaiting) % WAITING_MAX;
+  if (c->nwaiting == WAITING_MAX)
+    c->waiting_first = (c->waiting_first + 1) % WAITING_MAX;
+  else
+    c->nwaiting++;
+  sf_buf_reset(&c->waiting[slot]);
+  if (sf_buf_append(&c->waiting[slot], data, size)) c->waiting[slot].len = 0;
+  c->waiting_cost[slot] = cost;
+}
+
+/* The waiting entries the budget can pay for now, oldest first. */
+static void learn_waiting(sf_solver_client *c, sf_solver_budget *b) {
+  while (c->nwaiting && sf_solver_budget_learn(b, c->waiting_cost[c->waiting_first], 0)) {
+    sf_buf *e = &c->waiting[c->waiting_first];
+    if (e->len) sf_solver_client_observe(c, e->data, e->len);
+    sf_buf_reset(e);
+    c->waiting_first = (c->waiting_first + 1) % WAITING_MAX;
+    c->nwaiting--;
+  }
 }
 
 /* Ask for one step (the answer comes later, read_answer). */
@@ -336,6 +369,7 @@ int sf_solver_client_stage(sf_solver_client **cp, sf_solver_budget *b, sf_buf *o
   }
   if (!c->pending) {
     if (!sf_solver_budget_due(b)) return 0;
+    learn_waiting(c, b); /* before the step, which may use them */
     if (c->pid < 0 || ask_step(c)) return restart(c) ? gone(cp) : 0;
     c->pending = true;
     c->waits = 0;

@@ -136,6 +136,43 @@ static void test_learning_within_budget(void **state) {
   sf_api_free(api);
 }
 
+/* An entry the budget could not pay to learn waits, and the server learns
+ * it before a later step of the engines' stage, once the budget can pay:
+ * the only entry that reaches a guard, met while the budget was spent,
+ * still gets its guard flipped. */
+static void test_refused_entries_wait(void **state) {
+  (void)state;
+  sf_api *api;
+  sf_seq s;
+  sf_solver_client *c = start_server(&api, &s);
+  parse_seq_ok(&s, api, "h1 = pair_new(); pair_note(h1, 1, 2);");
+  sf_buf in = {0}, out = {0};
+  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  sf_solver_budget b;
+  sf_solver_budget_init(&b, 10);
+  b.spent = 1e9; /* nothing left: the entry is not learnt now */
+  sf_solver_client_learn(c, &b, 0.001, in.data, in.len);
+  sf_solver_stats st = {0};
+  assert_true(sf_solver_client_step(c, &out, &st) >= 0);
+  assert_int_equal(st.sites, 0);
+  sf_solver_budget_init(&b, 100);
+  b.start -= 10;
+  int rc = 0;
+  for (int i = 0; i < 200000 && rc != 1; i++) {
+    sf_buf_reset(&out);
+    rc = sf_solver_client_stage(&c, &b, &out, 1 << 20, &st);
+    assert_true(rc >= 0);
+    if (i % 16 == 15) usleep(200);
+  }
+  assert_int_equal(rc, 1); /* without the wait: no site, no result */
+  assert_true(st.sites > 0);
+  sf_buf_free(&in);
+  sf_buf_free(&out);
+  sf_seq_free(&s);
+  sf_solver_client_free(c);
+  sf_api_free(api);
+}
+
 /* The engines' stage: asks for a step when the budget allows and never
  * waits for the answer; a later call takes it and charges the server's CPU
  * time (the server learns between steps, in its own process, while nobody
@@ -295,6 +332,7 @@ int main(void) {
                                      cmocka_unit_test(test_answers_carry_hints),
                                      cmocka_unit_test(test_stage_charges_server_cpu),
                                      cmocka_unit_test(test_learning_within_budget),
+                                     cmocka_unit_test(test_refused_entries_wait),
                                      cmocka_unit_test(test_deferred_start_keeps_inputs),
                                      cmocka_unit_test(test_other_protocol_is_given_up),
                                      cmocka_unit_test(test_observe_never_blocks)};
