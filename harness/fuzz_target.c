@@ -237,7 +237,7 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   (void)ctx;
   if (sf_mutator_interpret(G.mut, &G.probe_seq, data, size)) sf_seq_clear(&G.probe_seq);
   uint64_t hash = sf_feedback_input_hash(data, size);
-  double began = sf_seconds_now();
+  double began = sf_seconds_now(), checks_before = sf_exec_generic_seconds(G.exec);
   /* Between the engine's runs the counters are free: they tell which edges
    * this entry reached first (the schedule credits its mutation by that). */
   bool count_edges = sf_edges_available();
@@ -262,10 +262,11 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   probe_guard_disarm();
   sf_solver_budget_new_input(&G.budget);
   /* A corpus entry: the solver learns its comparisons (while the budget
-   * pays, the learning guessed to cost what this probe did), and counts it
-   * as a confirmation if it is one of its results. */
-  if (solver_client())
-    sf_solver_client_learn(G.remote, &G.budget, sf_seconds_now() - began, data, size);
+   * pays, the learning guessed to cost what this probe's run did: one
+   * traced run, not the generic checks), and counts it as a confirmation if
+   * it is one of its results. */
+  double run_cost = sf_seconds_now() - began - (sf_exec_generic_seconds(G.exec) - checks_before);
+  if (solver_client()) sf_solver_client_learn(G.remote, &G.budget, run_cost, data, size);
 }
 
 static void write_stats_file(void);

@@ -4,7 +4,11 @@
  * that while no new corpus entry came for 10 s (coverage stalls), and after
  * a step that found no frontier to try it rests for 4096 mutations. The
  * solver runs in a server process (solver/remote.h) and what is counted is
- * its CPU time, learning included, wherever it was spent. */
+ * its CPU time, learning included, wherever it was spent. Learning comes
+ * first: attempts on frontiers only pay off on inputs the server learnt, and
+ * attempts that spent the share would otherwise starve the learning (on a
+ * benchmark library 121 of 2,600 entries were learnt, the one frontier
+ * that mattered never among them). */
 #ifndef SF_SOLVER_BUDGET_H
 #define SF_SOLVER_BUDGET_H
 
@@ -16,13 +20,14 @@
 typedef struct sf_solver_budget {
   double start, spent, last_new; /* seconds (monotonic clock) */
   double unpaid;                 /* learning asked for since the last answer, estimated */
+  double learnt;                 /* learning asked for since the start, estimated */
   long percent;
   uint64_t mutations, idle_until;
 } sf_solver_budget;
 
 static inline void sf_solver_budget_init(sf_solver_budget *b, long percent) {
   b->start = b->last_new = sf_seconds_now();
-  b->spent = b->unpaid = 0;
+  b->spent = b->unpaid = b->learnt = 0;
   b->percent = percent;
   b->mutations = b->idle_until = 0;
 }
@@ -53,13 +58,15 @@ static inline bool sf_solver_budget_affords(const sf_solver_budget *b, double co
 }
 
 /* Whether the server may learn an input now, its learning guessed to cost
- * `cost` seconds (counted until the next answer reports the server's real
- * CPU time), leaving `reserve` seconds unspent (a deferred server's
- * start-up, which learning must not starve). Learning is solver time too: a
+ * `cost` seconds, leaving `reserve` seconds unspent (a deferred server's
+ * start-up, which learning must not starve). The learning alone, its
+ * guesses summed, keeps within the share whatever the attempts spent: a
  * fork-mode job whose fresh server learnt every entry the job loads would
- * spend far beyond the share. */
+ * spend far beyond it. Until the next answer reports the server's real CPU
+ * time, the guess also holds attempts back. */
 static inline bool sf_solver_budget_learn(sf_solver_budget *b, double cost, double reserve) {
-  if (!sf_solver_budget_affords(b, cost + reserve)) return false;
+  if (b->learnt + cost + reserve > sf_solver_budget_allowance(b)) return false;
+  b->learnt += cost;
   b->unpaid += cost;
   return true;
 }

@@ -714,9 +714,92 @@ static sf_smt_result solve_levels(sf_solver *sv, sf_query *q, const sf_query_cmp
   return r;
 }
 
-/* Write a model into the witness and run it: did the target take the
- * goal's outcome? */
-static bool check_model(sf_solver *sv, const sf_var *vars, uint32_t nvars, const uint64_t *values,
+/* An earlier comparison the model broke that a variable's copy can mend
+ * (Redqueen's input-to-state repair, for checksums): equal in the witness's
+ * run, unequal in this one, and one operand the value of an integer
+ * argument in both runs. Z3 could not model the other operand (a CRC of
+ * another argument, unfit), so the query left it out of the path; its new
+ * value is what the argument must become. The variable's index, its new
+ * value in *to; UINT32_MAX when there is none (variable `skip` is never
+ * the one). */
+static uint32_t repairable(const sf_var *vars, uint32_t nvars, const uint64_t *values,
+                           uint32_t skip, const key *keys, uint32_t tk, const obs *after,
+                           uint64_t *to) {
+  for (uint32_t k = 0; k < tk; k++) {
+    uint64_t mask = sf_width_mask(keys[k].width);
+    /* Two computed values (a constant's equality the fit solves); one byte
+     * matches by chance too often to tell a copy. */
+    if (!after->found[k] || keys[k].kind != SF_TRACE_VAR || keys[k].width < 2 ||
+        ((keys[k].a0 ^ keys[k].b0) & mask) || !((after->a[k] ^ after->b[k]) & mask))
+      continue;
+    for (int side = 0; side < 2; side++) {
+      uint64_t was = side ? keys[k].b0 : keys[k].a0, now = side ? after->b[k] : after->a[k];
+      uint64_t other = side ? after->a[k] : after->b[k];
+      for (uint32_t j = 0; j < nvars; j++) {
+        const sf_var *v = &vars[j];
+        if (j == skip || v->elem != -1 || v->size < keys[k].width || ((v->value ^ was) & mask) ||
+            ((values[j] ^ now) & mask))
+          continue;
+        uint64_t x = var_norm(v, (values[j] & ~mask) | (other & mask));
+        if (!var_legal(v, x)) continue;
+        *to = x;
+        return j;
+      }
+    }
+  }
+  return UINT32_MAX;
+}
+
+#define MAX_MENDS 4
+
+/* Runs the witness as it is now (values[]: its variables' values), mending
+ * what repairable() finds until the target is reached (goal < 0) or takes
+ * that outcome; the mended variables' indexes in mended[MAX_MENDS]
+ * (UINT32_MAX-filled), their values updated in values[] and the witness. */
+static void run_mending(sf_solver *sv, const sf_var *vars, uint32_t nvars, uint64_t *values,
+                        uint32_t skip, const key *keys, uint32_t nkeys, uint32_t tk, int goal,
+                        obs *after, uint32_t mended[MAX_MENDS]) {
+  for (int m = 0; m < MAX_MENDS; m++)
+    mended[m] = UINT32_MAX;
+  for (int m = 0;; m++) {
+    run_obs(sv, &sv->w, keys, nkeys, after);
+    bool done =
+        after->found[tk] &&
+        (goal < 0 || (sf_goal_outcomes(after->a[tk], after->b[tk], keys[tk].width) & (1u << goal)));
+    uint64_t x;
+    uint32_t j;
+    if (done || m == MAX_MENDS ||
+        (j = repairable(vars, nvars, values, skip, keys, tk, after, &x)) == UINT32_MAX)
+      return;
+    if (sv->debug)
+      fprintf(stderr, "seqfuzz: solver:   variable %u mended to %#llx\n", j, (unsigned long long)x);
+    values[j] = x;
+    var_set(&sv->w, &vars[j], x);
+    mended[m] = j;
+  }
+}
+
+/* Probe p of variable j: the witness with j at its probe value, run (the
+ * comparisons j broke on the way to the target mended, so that the probe
+ * still tells how j moves the target: a length behind a checksum), then as
+ * it was but for j (var_restore puts j back). */
+static void probe_once(sf_solver *sv, probes *pr, const sf_var *vars, uint32_t nvars, uint64_t *cur,
+                       uint32_t j, int p, const key *keys, uint32_t nkeys, uint32_t tk) {
+  pr->x[j][p] = cur[j] = probe_value(sv, &vars[j], p);
+  var_set(&sv->w, &vars[j], cur[j]);
+  uint32_t mended[MAX_MENDS];
+  run_mending(sv, vars, nvars, cur, j, keys, nkeys, tk, -1, &pr->o[j][p], mended);
+  for (int m = 0; m < MAX_MENDS && mended[m] != UINT32_MAX; m++) {
+    var_restore(sv, &vars[mended[m]]);
+    cur[mended[m]] = vars[mended[m]].value;
+  }
+  cur[j] = vars[j].value;
+  pr->n[j]++;
+}
+
+/* Write a model into the witness and run it (mended, run_mending): did the
+ * target take the goal's outcome? */
+static bool check_model(sf_solver *sv, const sf_var *vars, uint32_t nvars, uint64_t *values,
                         const key *keys, uint32_t nkeys, uint32_t tk, sf_goal goal) {
   for (uint32_t j = 0; j < nvars; j++)
     if (!unchanged_script_var(&vars[j], values[j])) var_set(&sv->w, &vars[j], values[j]);
@@ -727,7 +810,8 @@ static bool check_model(sf_solver *sv, const sf_var *vars, uint32_t nvars, const
     return false;
   }
   obs after;
-  run_obs(sv, &sv->w, keys, nkeys, &after);
+  uint32_t mended[MAX_MENDS];
+  run_mending(sv, vars, nvars, values, UINT32_MAX, keys, nkeys, tk, (int)goal, &after, mended);
   bool ok = after.found[tk] &&
             (sf_goal_outcomes(after.a[tk], after.b[tk], keys[tk].width) & (1u << goal));
   if (!ok && sv->debug)
@@ -735,6 +819,22 @@ static bool check_model(sf_solver *sv, const sf_var *vars, uint32_t nvars, const
             after.found[tk] ? "did not flip it" : "did not reach it",
             (unsigned long long)after.a[tk], (unsigned long long)after.b[tk]);
   return ok;
+}
+
+/* Appends the witness with the model's values (the whole witness when the
+ * attempt's was cut) to out, encoded: 1, or 0 when that is not a valid
+ * sequence, -1 out of memory. */
+static int encode_result(sf_solver *sv, const sf_var *vars, uint32_t nvars, const uint64_t *values,
+                         sf_buf *out) {
+  sf_seq *result = &sv->w;
+  if (sv->full.ncalls) {
+    char err[128];
+    result = &sv->full;
+    for (uint32_t j = 0; j < nvars; j++)
+      if (!unchanged_script_var(&vars[j], values[j])) var_set(result, &vars[j], values[j]);
+    if (sf_seq_validate(result, err, sizeof err)) return 0;
+  }
+  return sf_seq_encode(result, out) ? -1 : 1;
 }
 
 /* A copy of vars where those the target's fits do not use keep their
@@ -835,6 +935,9 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
    * that do get the rest. */
   uint32_t budget = sv->opt.max_runs;
   bool target_moved = false;
+  uint64_t cur[MAX_VARS]; /* the variables' values in the witness as it is now */
+  for (uint32_t j = 0; j < nvars; j++)
+    cur[j] = vars[j].value;
   for (uint32_t j = 0; j < nvars && budget >= 2; j++) {
     /* Variables come nearest call first. Once the target's call moves it,
      * earlier calls are left alone: a fit over fewer variables is exact
@@ -843,12 +946,8 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
       nvars = j;
       break;
     }
-    for (int p = 0; p < 2; p++, budget--) {
-      pr->x[j][p] = probe_value(sv, &vars[j], p);
-      var_set(&sv->w, &vars[j], pr->x[j][p]);
-      run_obs(sv, &sv->w, keys, nkeys, &pr->o[j][p]);
-      pr->n[j]++;
-    }
+    for (int p = 0; p < 2; p++, budget--)
+      probe_once(sv, pr, vars, nvars, cur, j, p, keys, nkeys, tk);
     var_restore(sv, &vars[j]);
     bool moves = false;
     for (int p = 0; p < 2; p++) {
@@ -857,12 +956,8 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
       target_moved |= changed;
       moves |= changed || !pr->o[j][p].found[tk];
     }
-    for (int p = 2; moves && p < NPROBES && budget; p++, budget--) {
-      pr->x[j][p] = probe_value(sv, &vars[j], p);
-      var_set(&sv->w, &vars[j], pr->x[j][p]);
-      run_obs(sv, &sv->w, keys, nkeys, &pr->o[j][p]);
-      pr->n[j]++;
-    }
+    for (int p = 2; moves && p < NPROBES && budget; p++, budget--)
+      probe_once(sv, pr, vars, nvars, cur, j, p, keys, nkeys, tk);
     var_restore(sv, &vars[j]);
   }
 
@@ -965,23 +1060,11 @@ static int attempt(sf_solver *sv, uint64_t site_id, uint32_t witness, sf_goal go
     free(pinned);
   }
   if (!flipped) goto done;
-  char err[128];
   sv->st.flips++;
   keep_flip_records(sv);
   size_t start = out->len;
-  sf_seq *result = &sv->w;
-  if (sv->full.ncalls) {
-    result = &sv->full;
-    for (uint32_t j = 0; j < nvars; j++)
-      if (!unchanged_script_var(&vars[j], values[j])) var_set(result, &vars[j], values[j]);
-    if (sf_seq_validate(result, err, sizeof err)) goto done;
-  }
-  if (sf_seq_encode(result, out)) {
-    rc = -1;
-    goto done;
-  }
-  if (!sv->sh) remember(sv, out, start); /* (the child's parent does it) */
-  rc = 1;
+  rc = encode_result(sv, vars, nvars, values, out);
+  if (rc == 1 && !sv->sh) remember(sv, out, start); /* (the child's parent does it) */
 done:
   free(pr);
   free(q);

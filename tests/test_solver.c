@@ -250,14 +250,18 @@ static uint32_t fake_run(void *ctx, const sf_seq *s, const sf_cmp_record **out) 
   return n;
 }
 
-/* The outcome bits the records of s show at site. */
-static unsigned outcomes_at(const sf_seq *s, uint64_t site) {
+/* The outcome bits the records of s show at site (run by `run`). */
+static unsigned outcomes_at_with(sf_solver_runner run, const sf_seq *s, uint64_t site) {
   const sf_cmp_record *r;
-  uint32_t n = fake_run(NULL, s, &r);
+  uint32_t n = run(NULL, s, &r);
   unsigned bits = 0;
   for (uint32_t i = 0; i < n; i++)
     if (r[i].site == site) bits |= sf_goal_outcomes(r[i].a, r[i].b, r[i].width);
   return bits;
+}
+
+static unsigned outcomes_at(const sf_seq *s, uint64_t site) {
+  return outcomes_at_with(fake_run, s, site);
 }
 
 static void test_attempts_flip_each_relation(void **state) {
@@ -309,12 +313,99 @@ static void test_attempts_flip_each_relation(void **state) {
   sf_api_free(api);
 }
 
+/* ---- a length behind a check word (input-to-state mending) ---- */
+
+static const char *FRAME_API = "api fake;\n"
+                               "handle h;\n"
+                               "func h *h_new(void) error null;\n"
+                               "func void h_free(h *x) destructor;\n"
+                               "func int f_frame(h *x, u32 len, u32 check);\n";
+
+enum { S_CHECK = 0x70, S_LEN = 0x80 };
+
+/* A check word no fit explains (a hash of the length). */
+static uint32_t frame_check(uint32_t len) {
+  uint32_t h = len * 2654435761u;
+  h ^= h >> 15;
+  h *= 0x85ebca6bu;
+  return h ^ (h >> 13);
+}
+
+/* f_frame compares its check word with the length's (two computed values)
+ * and, when they agree, the length with 4096. */
+static uint32_t frame_run(void *ctx, const sf_seq *s, const sf_cmp_record **out) {
+  (void)ctx;
+  uint32_t n = 0;
+  for (uint32_t c = 0; c < s->ncalls && n < 60; c++) {
+    if (strcmp(sf_seq_func(s, c)->name, "f_frame")) continue;
+    const sf_arg *a = sf_seq_args(s, c);
+    uint32_t len = (uint32_t)a[1].bits, check = (uint32_t)a[2].bits;
+    recs[n++] = (sf_cmp_record){.site = S_CHECK,
+                                .a = check,
+                                .b = frame_check(len),
+                                .call = c,
+                                .width = 4,
+                                .kind = SF_TRACE_VAR};
+    if (check == frame_check(len)) rec(&n, S_LEN, c, 4096, len, 4);
+  }
+  *out = recs;
+  return n;
+}
+
+/* The length's comparison is only reached with the right check word: a
+ * probe of the length alone never reaches it, and a model for the length
+ * alone fails its check run. Both are mended (the check word set to what it
+ * was compared with), so the solver reaches lengths of 4096 and more, each
+ * with its own check word. */
+static void test_length_behind_check_word(void **state) {
+  (void)state;
+  sf_api *api = parse_api_text(FRAME_API);
+  sf_seq s, out;
+  sf_seq_init(&s, api);
+  sf_seq_init(&out, api);
+  char text[128];
+  snprintf(text, sizeof text, "h1 = h_new(); f_frame(h1, 7, %u);", frame_check(7));
+  parse_seq_ok(&s, api, text);
+  sf_solver_options opt = {.timeout_ms = 2000, .in_process = true, .seed = 1};
+  sf_solver *sv = sf_solver_new(api, &opt, frame_run, NULL);
+  assert_non_null(sv);
+  const sf_cmp_record *r;
+  uint32_t n = frame_run(NULL, &s, &r);
+  sf_solver_observe(sv, &s, r, n);
+  unsigned reached = 0;
+  sf_buf b = {0};
+  for (int step = 0; step < 50 && sf_solver_has_work(sv); step++) {
+    sf_buf_reset(&b);
+    int rc = sf_solver_step(sv, &b);
+    assert_true(rc >= 0);
+    if (rc != 1) continue;
+    assert_int_equal(sf_seq_decode(&out, api, b.data, b.len), SF_DECODE_OK);
+    assert_valid(&out);
+    reached |= outcomes_at_with(frame_run, &out, S_LEN);
+    n = frame_run(NULL, &out, &r);
+    sf_solver_observe(sv, &out, r, n);
+  }
+  /* 4096 itself and beyond it (4096 below the length, as unsigned). */
+  assert_true(reached & (1u << SF_GOAL_EQ));
+  assert_true(reached & (1u << SF_GOAL_ULT));
+  sf_buf_free(&b);
+  sf_seq_free(&s);
+  sf_seq_free(&out);
+  sf_solver_free(sv);
+  sf_api_free(api);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_fit_affine),         cmocka_unit_test(test_fit_shift_and_mask),
-      cmocka_unit_test(test_fit_linear_several), cmocka_unit_test(test_fit_separable_fields),
-      cmocka_unit_test(test_goal_outcomes),      cmocka_unit_test(test_smt_relations),
-      cmocka_unit_test(test_smt_timeout),        cmocka_unit_test(test_attempts_flip_each_relation),
+      cmocka_unit_test(test_fit_affine),
+      cmocka_unit_test(test_fit_shift_and_mask),
+      cmocka_unit_test(test_fit_linear_several),
+      cmocka_unit_test(test_fit_separable_fields),
+      cmocka_unit_test(test_goal_outcomes),
+      cmocka_unit_test(test_smt_relations),
+      cmocka_unit_test(test_smt_timeout),
+      cmocka_unit_test(test_attempts_flip_each_relation),
+      cmocka_unit_test(test_length_behind_check_word),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

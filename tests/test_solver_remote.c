@@ -85,9 +85,10 @@ static void test_answers_carry_hints(void **state) {
 }
 
 /* The server's learning is solver time: an entry goes to it only while the
- * budget pays for its learning (guessed until an answer reports the real
- * CPU time), except the server's own results, which it must see to count
- * them kept. */
+ * learning's guessed costs, summed, keep within the share, except the
+ * server's own results, which it must see to count them kept. Learning
+ * comes first: attempts that spent the share do not refuse it, and wait
+ * while its guesses are not paid by an answer. */
 static void test_learning_within_budget(void **state) {
   (void)state;
   sf_solver_budget b;
@@ -96,9 +97,15 @@ static void test_learning_within_budget(void **state) {
   assert_true(sf_solver_budget_learn(&b, 0.4, 0));
   assert_false(sf_solver_budget_learn(&b, 0.4, 0.3)); /* 0.3 s kept for a start-up */
   assert_true(sf_solver_budget_learn(&b, 0.4, 0));
-  assert_false(sf_solver_budget_learn(&b, 0.4, 0)); /* 1.2 s */
-  assert_false(sf_solver_budget_affords(&b, 0.3));
-  sf_solver_budget_spent(&b, 0.1, true); /* an answer: the real time, 0.1 s */
+  assert_false(sf_solver_budget_learn(&b, 0.4, 0)); /* 1.2 s of learning */
+  assert_false(sf_solver_budget_affords(&b, 0.3));  /* 0.8 s unpaid */
+  sf_solver_budget_spent(&b, 0.1, true);            /* an answer: the real time, 0.1 s */
+  assert_true(sf_solver_budget_affords(&b, 0.3));
+  assert_false(sf_solver_budget_learn(&b, 0.4, 0)); /* the learning's own sum */
+  sf_solver_budget_init(&b, 10);
+  b.start -= 10;
+  b.spent = 5; /* attempts took five times the share */
+  assert_false(sf_solver_budget_affords(&b, 0.1));
   assert_true(sf_solver_budget_learn(&b, 0.4, 0));
 
   sf_api *api;
@@ -108,7 +115,7 @@ static void test_learning_within_budget(void **state) {
   sf_buf in = {0}, out = {0};
   assert_int_equal(sf_seq_encode(&s, &in), 0);
   sf_solver_stats st = {0};
-  b.spent = 1e9; /* no budget left: the seed is not sent */
+  b.learnt = 1e9; /* no budget left: the seed is not sent */
   sf_solver_client_learn(c, &b, 0.001, in.data, in.len);
   assert_true(sf_solver_client_step(c, &out, &st) >= 0);
   assert_int_equal(st.sites, 0);
@@ -124,7 +131,7 @@ static void test_learning_within_budget(void **state) {
   assert_int_equal(rc, 1);
   assert_true(st.sites > 0);
   uint64_t confirmed = st.confirmed;
-  b.spent = 1e9; /* a result goes all the same */
+  b.learnt = 1e9; /* a result goes all the same */
   sf_solver_client_learn(c, &b, 0.001, out.data, out.len);
   sf_buf_reset(&out);
   assert_true(sf_solver_client_step(c, &out, &st) >= 0);
@@ -150,7 +157,7 @@ static void test_refused_entries_wait(void **state) {
   assert_int_equal(sf_seq_encode(&s, &in), 0);
   sf_solver_budget b;
   sf_solver_budget_init(&b, 10);
-  b.spent = 1e9; /* nothing left: the entry is not learnt now */
+  b.learnt = 1e9; /* nothing left: the entry is not learnt now */
   sf_solver_client_learn(c, &b, 0.001, in.data, in.len);
   sf_solver_stats st = {0};
   assert_true(sf_solver_client_step(c, &out, &st) >= 0);
