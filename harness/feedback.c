@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../base/sf_clock.h"
 #include "../base/sf_hash.h"
 
 uint64_t sf_feedback_input_hash(const uint8_t *data, size_t size) {
@@ -41,12 +42,20 @@ typedef struct call_recorder {
 
 /* Observe value vid for call ci: new entries (pre) or the call's own
  * entries for that slot (post). */
+static double call_observation_seconds;
+
+double sf_feedback_call_observation_seconds(void) {
+  return call_observation_seconds;
+}
+
 static void observe_slot(sf_exec *x, call_recorder *r, uint32_t ci, uint8_t slot, uint32_t vid,
                          bool post) {
   sf_feedback *fb = r->fb;
   int64_t vals[SF_FB_MAX_OBSERVERS];
   uint64_t known;
+  double began = sf_seconds_now();
   int n = sf_exec_observe_values(x, vid, vals, &known, SF_FB_MAX_OBSERVERS);
+  call_observation_seconds += sf_seconds_now() - began;
   if (n > SF_FB_MAX_OBSERVERS) n = SF_FB_MAX_OBSERVERS;
   for (int k = 0; k < n; k++) {
     if (!(known >> k & 1)) continue;

@@ -96,6 +96,11 @@ sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, 
 sf_run_status sf_feedback_run_calls(sf_exec *x, const sf_seq *s, uint64_t input_hash,
                                     sf_feedback *fb);
 
+/* Seconds this process spent observing calls in sf_feedback_run_calls (the
+ * state observers before and after each call): a caller that keeps them to
+ * a share of its time records calls only while they are under it. */
+double sf_feedback_call_observation_seconds(void);
+
 typedef void (*sf_after_call_fn)(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o);
 
 /* Execute s as its input says (the engine's libFuzzer runs, replays,

@@ -20,7 +20,7 @@
 typedef struct sf_solver_budget {
   double start, spent, last_new; /* seconds (monotonic clock) */
   double unpaid;                 /* learning asked for since the last answer, estimated */
-  double learnt;                 /* learning asked for since the start, estimated */
+  double learnt; /* learning since the start: as the answers reported it, then guessed */
   long percent;
   uint64_t mutations, idle_until;
 } sf_solver_budget;
@@ -59,11 +59,11 @@ static inline bool sf_solver_budget_affords(const sf_solver_budget *b, double co
 
 /* Whether the server may learn an input now, its learning guessed to cost
  * `cost` seconds, leaving `reserve` seconds unspent (a deferred server's
- * start-up, which learning must not starve). The learning alone, its
- * guesses summed, keeps within the share whatever the attempts spent: a
- * fork-mode job whose fresh server learnt every entry the job loads would
- * spend far beyond it. Until the next answer reports the server's real CPU
- * time, the guess also holds attempts back. */
+ * start-up, which learning must not starve). The learning alone keeps
+ * within the share whatever the attempts spent: a fork-mode job whose
+ * fresh server learnt every entry the job loads would spend far beyond it.
+ * Until the next answer reports the server's real CPU times, the guess
+ * counts, and holds attempts back too. */
 static inline bool sf_solver_budget_learn(sf_solver_budget *b, double cost, double reserve) {
   if (b->learnt + cost + reserve > sf_solver_budget_allowance(b)) return false;
   b->learnt += cost;
@@ -72,10 +72,16 @@ static inline bool sf_solver_budget_learn(sf_solver_budget *b, double cost, doub
 }
 
 /* A step ended. cpu: the solver's CPU time since the previous step ended
- * (the server's, learning included); attempted: it tried a frontier. */
-static inline void sf_solver_budget_spent(sf_solver_budget *b, double cpu, bool attempted) {
+ * (the server's, learning included), learn_cpu: the part of it spent
+ * learning (a traced run costs several plain ones: the guesses fall
+ * short); attempted: it tried a frontier. */
+static inline void sf_solver_budget_spent(sf_solver_budget *b, double cpu, double learn_cpu,
+                                          bool attempted) {
   if (cpu > 0) b->spent += cpu;
-  b->unpaid = 0; /* the answer's CPU time includes that learning */
+  /* The answer's CPU times include that learning: real in place of guessed. */
+  b->learnt += (learn_cpu > 0 ? learn_cpu : 0) - b->unpaid;
+  if (b->learnt < 0) b->learnt = 0;
+  b->unpaid = 0;
   if (!attempted) b->idle_until = b->mutations + 4096;
 }
 

@@ -14,7 +14,9 @@
  * answers differently is given up on, with a message), a u32 length, the
  * result bytes (none: no result), the server's sf_solver_stats, its CPU
  * time so far in microseconds (u64, its attempts' child processes
- * included: the engine's budget counts it), and the hints gathered since
+ * included: the engine's budget counts it), the part of it spent learning
+ * inputs (u64 microseconds: the budget pays learning first, within its own
+ * share), and the hints gathered since
  * the last answer (u32 count, that many u64 constants, four u64 of
  * separators).
  *
@@ -39,7 +41,7 @@
 #define SF_SOLVER_SERVE_ENV  "SEQFUZZ_SOLVER_SERVE"
 #define SF_SOLVER_TARGET_ENV "SEQFUZZ_SOLVER_TARGET"
 #define SF_SOLVER_MAX_FRAME  (1u << 24)
-#define SF_SOLVER_PROTOCOL   0x53465633u /* "SFV3": answers carry CPU time and hints */
+#define SF_SOLVER_PROTOCOL   0x53465634u /* "SFV4": answers carry CPU times and hints */
 
 /* What the tracing build saw the target compare while it observed queue
  * entries: constants (beyond the small numbers a mutator tries anyway) and
@@ -93,8 +95,9 @@ bool sf_solver_client_take_hints(sf_solver_client *c, sf_solver_hints *out);
  * gone for good. st receives the server's statistics (may be NULL). */
 int sf_solver_client_step(sf_solver_client *c, sf_buf *out, sf_solver_stats *st);
 /* CPU seconds the servers used, as of the last step's answer (all the
- * servers started, restarts included). */
+ * servers started, restarts included); and of that, learning inputs. */
 double sf_solver_client_cpu(const sf_solver_client *c);
+double sf_solver_client_learn_cpu(const sf_solver_client *c);
 
 /* The engines' solver stage, called before each mutation. It never waits
  * for the server: it starts a deferred one when the budget can pay for it,

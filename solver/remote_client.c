@@ -34,16 +34,17 @@ struct sf_solver_client {
   int to, from; /* pipes to and from the server */
   uint32_t starts;
   time_t started;
-  uint64_t cpu_before_us; /* CPU of the servers that died */
-  uint64_t cpu_us;        /* the running server's, as last reported */
-  bool pending;           /* a step was asked for and not answered yet */
-  uint32_t waits;         /* stage calls since, not yet answered */
-  time_t asked;           /* when */
-  int pipe_size;          /* capacity of the pipe to the server */
-  bool incompatible;      /* the server answered in another protocol */
-  double start_cost;      /* deferred: what its start-up costs, in seconds */
-  sf_buf backlog;         /* deferred: 'O' frames observed before the start */
-  sf_solver_hints hints;  /* brought by answers, not taken yet */
+  uint64_t cpu_before_us;             /* CPU of the servers that died */
+  uint64_t cpu_us;                    /* the running server's, as last reported */
+  uint64_t learn_before_us, learn_us; /* the same, of the CPU spent learning */
+  bool pending;                       /* a step was asked for and not answered yet */
+  uint32_t waits;                     /* stage calls since, not yet answered */
+  time_t asked;                       /* when */
+  int pipe_size;                      /* capacity of the pipe to the server */
+  bool incompatible;                  /* the server answered in another protocol */
+  double start_cost;                  /* deferred: what its start-up costs, in seconds */
+  sf_buf backlog;                     /* deferred: 'O' frames observed before the start */
+  sf_solver_hints hints;              /* brought by answers, not taken yet */
   bool has_hints;
   uint64_t results[8]; /* hashes of the last results (a ring) */
   uint32_t nresults;
@@ -69,6 +70,8 @@ static void stop(sf_solver_client *c) {
   c->pending = false;
   c->cpu_before_us += c->cpu_us;
   c->cpu_us = 0;
+  c->learn_before_us += c->learn_us;
+  c->learn_us = 0;
 }
 
 static int start(sf_solver_client *c) {
@@ -307,7 +310,8 @@ static int read_answer(sf_solver_client *c, sf_buf *out, sf_solver_stats *st) {
       sf_buf_reserve(out, n) ||
       (n && sf_read_all(c->from, out->data + out->len, n, STEP_TIMEOUT_MS)) ||
       sf_read_all(c->from, &s, sizeof s, STEP_TIMEOUT_MS) ||
-      sf_read_all(c->from, &c->cpu_us, sizeof c->cpu_us, STEP_TIMEOUT_MS) || read_hints(c))
+      sf_read_all(c->from, &c->cpu_us, sizeof c->cpu_us, STEP_TIMEOUT_MS) ||
+      sf_read_all(c->from, &c->learn_us, sizeof c->learn_us, STEP_TIMEOUT_MS) || read_hints(c))
     return -1;
   if (n) c->results[c->nresults++ % 8] = sf_hash_bytes(out->data + out->len, n, 0);
   out->len += n;
@@ -325,6 +329,10 @@ int sf_solver_client_step(sf_solver_client *c, sf_buf *out, sf_solver_stats *st)
 
 double sf_solver_client_cpu(const sf_solver_client *c) {
   return 1e-6 * (double)(c->cpu_before_us + c->cpu_us);
+}
+
+double sf_solver_client_learn_cpu(const sf_solver_client *c) {
+  return 1e-6 * (double)(c->learn_before_us + c->learn_us);
 }
 
 static bool answer_ready(const sf_solver_client *c) {
@@ -385,12 +393,14 @@ int sf_solver_client_stage(sf_solver_client **cp, sf_solver_budget *b, sf_buf *o
     return 0;
   }
   c->pending = false;
-  double cpu = sf_solver_client_cpu(c);
+  double cpu = sf_solver_client_cpu(c), learn_cpu = sf_solver_client_learn_cpu(c);
   uint64_t attempts = st->attempts;
   size_t before = out->len;
   int rc = read_answer(c, out, st);
   if (rc < 0) return restart(c) ? gone(cp) : 0;
-  sf_solver_budget_spent(b, sf_solver_client_cpu(c) - cpu, rc != 0 || st->attempts != attempts);
+  sf_solver_budget_spent(b, sf_solver_client_cpu(c) - cpu,
+                         sf_solver_client_learn_cpu(c) - learn_cpu,
+                         rc != 0 || st->attempts != attempts);
   if (rc == 1 && out->len - before > max_size) {
     out->len = before;
     return 0;

@@ -50,6 +50,15 @@ static void test_states(void **state) {
   assert_int_equal(sf_feedback_run(x, &s, 8, &fb), SF_RUN_NULL_HANDLE);
   assert_int_equal(fb.stop_call, 1);
   assert_false(sf_feedback_fails_last(&fb));
+  /* Observing every call takes time, counted for the probes' budget; a run
+   * observing only at the end adds nothing to it. */
+  double observed = sf_feedback_call_observation_seconds();
+  parse_seq_ok(&s, api, "h1 = obj_new(1); obj_keep(h1, \"abc\"); obj_keep(h1, \"d\");");
+  assert_int_equal(sf_feedback_run(x, &s, 9, &fb), SF_RUN_OK);
+  assert_true(sf_feedback_call_observation_seconds() == observed);
+  assert_int_equal(sf_feedback_run_calls(x, &s, 9, &fb), SF_RUN_OK);
+  assert_true(fb.nobs > 0);
+  assert_true(sf_feedback_call_observation_seconds() > observed);
   sf_seq_free(&s);
   sf_exec_free(x);
   sf_api_free(api);

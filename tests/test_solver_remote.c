@@ -99,9 +99,15 @@ static void test_learning_within_budget(void **state) {
   assert_true(sf_solver_budget_learn(&b, 0.4, 0));
   assert_false(sf_solver_budget_learn(&b, 0.4, 0)); /* 1.2 s of learning */
   assert_false(sf_solver_budget_affords(&b, 0.3));  /* 0.8 s unpaid */
-  sf_solver_budget_spent(&b, 0.1, true);            /* an answer: the real time, 0.1 s */
+  /* An answer: the real times, 0.1 s of which 0.05 s learning. */
+  sf_solver_budget_spent(&b, 0.1, 0.05, true);
   assert_true(sf_solver_budget_affords(&b, 0.3));
+  assert_true(sf_solver_budget_learn(&b, 0.4, 0));  /* 0.45 s */
+  assert_true(sf_solver_budget_learn(&b, 0.4, 0));  /* 0.85 s */
   assert_false(sf_solver_budget_learn(&b, 0.4, 0)); /* the learning's own sum */
+  /* Learning that cost more than its guesses (0.8 s): the real time counts. */
+  sf_solver_budget_spent(&b, 0.9, 0.9, true); /* 0.05 + 0.9 */
+  assert_false(sf_solver_budget_learn(&b, 0.1, 0));
   sf_solver_budget_init(&b, 10);
   b.start -= 10;
   b.spent = 5; /* attempts took five times the share */
