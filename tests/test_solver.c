@@ -264,6 +264,44 @@ static unsigned outcomes_at(const sf_seq *s, uint64_t site) {
   return outcomes_at_with(fake_run, s, site);
 }
 
+/* Plays the engine for up to max_steps solver steps from seed s: each result
+ * is decoded into out, checked valid, shown to `result`, then run and
+ * observed as a kept corpus entry. */
+static void play_engine(sf_solver *sv, const sf_api *api, sf_solver_runner run, const sf_seq *s,
+                        sf_seq *out, int max_steps, void (*result)(const sf_seq *out, void *ctx),
+                        void *ctx) {
+  const sf_cmp_record *r;
+  uint32_t n = run(NULL, s, &r);
+  sf_solver_observe(sv, s, r, n);
+  sf_buf b = {0};
+  for (int step = 0; step < max_steps && sf_solver_has_work(sv); step++) {
+    sf_buf_reset(&b);
+    int rc = sf_solver_step(sv, &b);
+    assert_true(rc >= 0);
+    if (rc != 1) continue;
+    assert_int_equal(sf_seq_decode(out, api, b.data, b.len), SF_DECODE_OK);
+    assert_valid(out);
+    result(out, ctx);
+    n = run(NULL, out, &r);
+    sf_solver_observe(sv, out, r, n);
+  }
+  sf_buf_free(&b);
+}
+
+/* The sites of fake_run whose equality a result reached (bit i: sites[i]). */
+struct relations {
+  const sf_seq *seed;
+  unsigned eq_reached;
+};
+
+static void relations_reached(const sf_seq *out, void *ctx) {
+  struct relations *rel = ctx;
+  assert_true(out->ncalls >= 2 && out->ncalls <= rel->seed->ncalls); /* the seed or a prefix */
+  uint64_t sites[] = {S_AFFINE, S_PAIR, S_PAIR2, S_FIELD, S_MASK, S_SUM};
+  for (int i = 0; i < 6; i++)
+    if (outcomes_at(out, sites[i]) & (1u << SF_GOAL_EQ)) rel->eq_reached |= 1u << i;
+}
+
 static void test_attempts_flip_each_relation(void **state) {
   (void)state;
   sf_api *api = parse_api_text(API_TEXT);
@@ -276,27 +314,10 @@ static void test_attempts_flip_each_relation(void **state) {
   sf_solver_options opt = {.timeout_ms = 2000, .in_process = true, .seed = 1};
   sf_solver *sv = sf_solver_new(api, &opt, fake_run, NULL);
   assert_non_null(sv);
-  const sf_cmp_record *r;
-  uint32_t n = fake_run(NULL, &s, &r);
-  sf_solver_observe(sv, &s, r, n);
-  /* Each site starts with NE seen; equality is the frontier. Play the
-   * engine: every result is run and observed, as a kept corpus entry. */
-  unsigned eq_reached = 0;
-  sf_buf b = {0};
-  for (int step = 0; step < 200 && sf_solver_has_work(sv); step++) {
-    sf_buf_reset(&b);
-    int rc = sf_solver_step(sv, &b);
-    assert_true(rc >= 0);
-    if (rc != 1) continue;
-    assert_int_equal(sf_seq_decode(&out, api, b.data, b.len), SF_DECODE_OK);
-    assert_valid(&out);
-    assert_true(out.ncalls >= 2 && out.ncalls <= s.ncalls); /* the seed or a prefix of it */
-    uint64_t sites[] = {S_AFFINE, S_PAIR, S_PAIR2, S_FIELD, S_MASK, S_SUM};
-    for (int i = 0; i < 6; i++)
-      if (outcomes_at(&out, sites[i]) & (1u << SF_GOAL_EQ)) eq_reached |= 1u << i;
-    n = fake_run(NULL, &out, &r);
-    sf_solver_observe(sv, &out, r, n);
-  }
+  /* Each site starts with NE seen; equality is the frontier. */
+  struct relations seen = {&s, 0};
+  play_engine(sv, api, fake_run, &s, &out, 200, relations_reached, &seen);
+  unsigned eq_reached = seen.eq_reached;
   /* Every relation flipped, including the second guard of f_pair (solved
    * with the first kept as a path constraint) and the buffer checksum. */
   assert_int_equal(eq_reached, 0x3f);
@@ -306,7 +327,6 @@ static void test_attempts_flip_each_relation(void **state) {
   /* f_range: v * 3 == 5000 has no solution with v in [10, 1000]. */
   assert_true(st.unsat >= 1);
   assert_int_equal(st.errors, 0);
-  sf_buf_free(&b);
   sf_seq_free(&s);
   sf_seq_free(&out);
   sf_solver_free(sv);
@@ -352,6 +372,11 @@ static uint32_t frame_run(void *ctx, const sf_seq *s, const sf_cmp_record **out)
   return n;
 }
 
+/* The outcomes of the length's comparison a result reached (ctx: unsigned). */
+static void length_reached(const sf_seq *out, void *ctx) {
+  *(unsigned *)ctx |= outcomes_at_with(frame_run, out, S_LEN);
+}
+
 /* The length's comparison is only reached with the right check word: a
  * probe of the length alone never reaches it, and a model for the length
  * alone fails its check run. Both are mended (the check word set to what it
@@ -369,26 +394,11 @@ static void test_length_behind_check_word(void **state) {
   sf_solver_options opt = {.timeout_ms = 2000, .in_process = true, .seed = 1};
   sf_solver *sv = sf_solver_new(api, &opt, frame_run, NULL);
   assert_non_null(sv);
-  const sf_cmp_record *r;
-  uint32_t n = frame_run(NULL, &s, &r);
-  sf_solver_observe(sv, &s, r, n);
   unsigned reached = 0;
-  sf_buf b = {0};
-  for (int step = 0; step < 50 && sf_solver_has_work(sv); step++) {
-    sf_buf_reset(&b);
-    int rc = sf_solver_step(sv, &b);
-    assert_true(rc >= 0);
-    if (rc != 1) continue;
-    assert_int_equal(sf_seq_decode(&out, api, b.data, b.len), SF_DECODE_OK);
-    assert_valid(&out);
-    reached |= outcomes_at_with(frame_run, &out, S_LEN);
-    n = frame_run(NULL, &out, &r);
-    sf_solver_observe(sv, &out, r, n);
-  }
+  play_engine(sv, api, frame_run, &s, &out, 50, length_reached, &reached);
   /* 4096 itself and beyond it (4096 below the length, as unsigned). */
   assert_true(reached & (1u << SF_GOAL_EQ));
   assert_true(reached & (1u << SF_GOAL_ULT));
-  sf_buf_free(&b);
   sf_seq_free(&s);
   sf_seq_free(&out);
   sf_solver_free(sv);
