@@ -19,14 +19,20 @@ static sf_solver_client *start_server(sf_api **api, sf_seq *s) {
   return c;
 }
 
+/* The seed the tests show the server, encoded into out: one note whose two
+ * guards are unmet. */
+static void encode_seed(const sf_api *api, sf_seq *s, sf_buf *out) {
+  parse_seq_ok(s, api, "h1 = pair_new(); pair_note(h1, 1, 2);");
+  assert_int_equal(sf_seq_encode(s, out), 0);
+}
+
 static void test_server_flips_both_guards(void **state) {
   (void)state;
   sf_api *api;
   sf_seq s;
   sf_solver_client *c = start_server(&api, &s);
-  parse_seq_ok(&s, api, "h1 = pair_new(); pair_note(h1, 1, 2);");
   sf_buf b = {0};
-  assert_int_equal(sf_seq_encode(&s, &b), 0);
+  encode_seed(api, &s, &b);
   sf_solver_client_observe(c, b.data, b.len);
   bool sum = false, both = false;
   sf_solver_stats st = {0};
@@ -67,9 +73,8 @@ static void test_answers_carry_hints(void **state) {
   sf_solver_client *c = start_server(&api, &s);
   sf_solver_hints h;
   assert_false(sf_solver_client_take_hints(c, &h));
-  parse_seq_ok(&s, api, "h1 = pair_new(); pair_note(h1, 1, 2);");
   sf_buf b = {0};
-  assert_int_equal(sf_seq_encode(&s, &b), 0);
+  encode_seed(api, &s, &b);
   sf_solver_client_observe(c, b.data, b.len);
   assert_true(sf_solver_client_step(c, &b, NULL) >= 0);
   assert_true(sf_solver_client_take_hints(c, &h));
@@ -117,9 +122,8 @@ static void test_learning_within_budget(void **state) {
   sf_api *api;
   sf_seq s;
   sf_solver_client *c = start_server(&api, &s);
-  parse_seq_ok(&s, api, "h1 = pair_new(); pair_note(h1, 1, 2);");
   sf_buf in = {0}, out = {0};
-  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  encode_seed(api, &s, &in);
   sf_solver_stats st = {0};
   b.learnt = 1e9; /* no budget left: the seed is not sent */
   sf_solver_client_learn(c, &b, 0.001, in.data, in.len);
@@ -158,9 +162,8 @@ static void test_refused_entries_wait(void **state) {
   sf_api *api;
   sf_seq s;
   sf_solver_client *c = start_server(&api, &s);
-  parse_seq_ok(&s, api, "h1 = pair_new(); pair_note(h1, 1, 2);");
   sf_buf in = {0}, out = {0};
-  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  encode_seed(api, &s, &in);
   sf_solver_budget b;
   sf_solver_budget_init(&b, 10);
   b.learnt = 1e9; /* nothing left: the entry is not learnt now */
@@ -248,9 +251,8 @@ static void test_deferred_start_keeps_inputs(void **state) {
   sf_solver_budget_init(&b, 100);
   sf_solver_client *c = sf_solver_client_deferred(SOLVERLIB_FUZZER, 0.3);
   assert_non_null(c);
-  parse_seq_ok(&s, api, "h1 = pair_new(); pair_note(h1, 1, 2);");
   sf_buf in = {0}, out = {0};
-  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  encode_seed(api, &s, &in);
   sf_solver_client_observe(c, in.data, in.len);
   sf_solver_stats st = {0};
   assert_int_equal(sf_solver_client_stage(&c, &b, &out, 1 << 20, &st), 0);
