@@ -248,6 +248,10 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   bool within = observations_within_budget(), check = G.opt.generic && within;
   if (check) G.checked++;
   sf_exec_generic_checks(G.exec, check);
+  /* Not the engine's run: its comparison callbacks would feed tables it
+   * clears before its next run (value profile) or keeps for mutations the
+   * custom mutator replaces, at a cost that can pass the run's own. */
+  sf_cmp_trace_forward(false);
   sf_cmp_trace_begin();
   probe_guard_arm(&G.probe_seq, hash);
   if (G.opt.contracts && within)
@@ -262,6 +266,7 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   sf_cmp_trace_separators(fb->separators);
   sf_exec_check_repeat(G.exec, &G.probe_seq); /* nothing when the checks are off */
   sf_exec_generic_checks(G.exec, G.opt.generic != 0);
+  sf_cmp_trace_forward(true);
   probe_guard_disarm();
   sf_solver_budget_new_input(&G.budget);
   /* A corpus entry: the solver learns its comparisons (while the budget
@@ -503,6 +508,7 @@ static void serve_observe(void *ctx, const uint8_t *data, size_t size, sf_solver
 
 /* Serve the AFL++ mutator's solver requests on stdin/stdout, then leave. */
 static void serve(void) {
+  sf_cmp_trace_forward(false); /* no engine fuzzes in the server */
   int out = dup(1);
   dup2(2, 1); /* whatever else writes to stdout must not reach the pipe */
   if (G.solver && out >= 0) sf_solver_serve(G.solver, 0, out, serve_observe, NULL);

@@ -1,7 +1,7 @@
 /* test_cmp_trace: the answers of mocks and what the target compared them
  * with (harness/cmp_trace.h), driven by calling the wrappers the way a
  * library built with trace-cmp does. No engine here: the wrapped callbacks
- * (__real_*) are this file's no-ops. */
+ * (__real_*) are this file's, which only count their calls. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,11 +11,14 @@
 
 #include "harness/cmp_trace.h"
 
+static unsigned engine_calls; /* calls that reached the "engine" */
+
 #define NOOP2(name, T)                                                                             \
   void __real___sanitizer_cov_trace_##name(T a, T b);                                              \
   void __real___sanitizer_cov_trace_##name(T a, T b) {                                             \
     (void)a;                                                                                       \
     (void)b;                                                                                       \
+    engine_calls++;                                                                                \
   }
 NOOP2(cmp1, uint8_t)
 NOOP2(cmp2, uint16_t)
@@ -29,6 +32,7 @@ void __real___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases);
 void __real___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
   (void)val;
   (void)cases;
+  engine_calls++;
 }
 void __wrap___sanitizer_cov_trace_const_cmp4(uint32_t a, uint32_t b);
 void __wrap___sanitizer_cov_trace_const_cmp1(uint8_t a, uint8_t b);
@@ -134,11 +138,37 @@ static void test_separators(void **state) {
   assert_false(in_set(set, ','));
 }
 
+/* Forwarding off (a seqfuzz probe, the solver's server: runs that are not
+ * the engine's) keeps every comparison from the engine, in every mode, and
+ * still notes the constants; on again, the engine gets them all. */
+static void test_forwarding(void **state) {
+  (void)state;
+  uint64_t consts[8];
+  engine_calls = 0;
+  __wrap___sanitizer_cov_trace_const_cmp4(1000, 7); /* quiet: straight to the engine */
+  assert_int_equal(engine_calls, 1);
+  sf_cmp_trace_forward(false);
+  __wrap___sanitizer_cov_trace_const_cmp4(1000, 7);
+  sf_cmp_trace_begin();
+  __wrap___sanitizer_cov_trace_const_cmp4(5000, 7);
+  __wrap___sanitizer_cov_trace_const_cmp1(',', 'a');
+  assert_int_equal(sf_cmp_trace_end(consts, 8), 1);
+  assert_int_equal(consts[0], 5000);
+  assert_int_equal(engine_calls, 1);
+  sf_cmp_trace_forward(true);
+  sf_cmp_trace_begin();
+  __wrap___sanitizer_cov_trace_const_cmp4(5000, 7);
+  sf_cmp_trace_end(consts, 8);
+  __wrap___sanitizer_cov_trace_const_cmp4(1000, 7);
+  assert_int_equal(engine_calls, 3);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_neighbours),
       cmocka_unit_test(test_new_pairs_first),
       cmocka_unit_test(test_separators),
+      cmocka_unit_test(test_forwarding),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
