@@ -37,7 +37,9 @@ NO_COV static bool is_separator(uint8_t c) {
 }
 
 NO_COV static void note(uint64_t c) {
-  if (c < 256 || c == UINT64_MAX || c == UINT32_MAX) return;
+  /* Full: nothing more can be noted (a parser compares with more constants
+   * than that, and the scan below would run on every comparison). */
+  if (nnoted == MAX_NOTED || c < 256 || c == UINT64_MAX || c == UINT32_MAX) return;
   uint64_t *slot = &recent[(c * 0x9E3779B97F4A7C15ull) >> 56];
   if (*slot == c) return;
   *slot = c;

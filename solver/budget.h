@@ -71,8 +71,22 @@ static inline bool sf_solver_budget_learn(sf_solver_budget *b, double cost, doub
   return true;
 }
 
+/* Learning seen to cost `cpu` seconds more: the server's CPU time read
+ * from the system between answers, when learning is all it does. Real time
+ * pays the guesses first; beyond them it counts as well (a traced run and
+ * its analysis cost several times the probe's run the guess is made of, and
+ * with no step asked for, no answer would ever tell). */
+static inline void sf_solver_budget_learnt(sf_solver_budget *b, double cpu) {
+  if (cpu <= 0) return;
+  double paid = cpu < b->unpaid ? cpu : b->unpaid;
+  b->spent += cpu;
+  b->learnt += cpu - paid;
+  b->unpaid -= paid;
+}
+
 /* A step ended. cpu: the solver's CPU time since the previous step ended
- * (the server's, learning included), learn_cpu: the part of it spent
+ * (the server's, learning included; less what sf_solver_budget_learnt
+ * counted already), learn_cpu: the part of it spent
  * learning (a traced run costs several plain ones: the guesses fall
  * short); attempted: it tried a frontier. */
 static inline void sf_solver_budget_spent(sf_solver_budget *b, double cpu, double learn_cpu,

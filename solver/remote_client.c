@@ -37,14 +37,17 @@ struct sf_solver_client {
   uint64_t cpu_before_us;             /* CPU of the servers that died */
   uint64_t cpu_us;                    /* the running server's, as last reported */
   uint64_t learn_before_us, learn_us; /* the same, of the CPU spent learning */
-  bool pending;                       /* a step was asked for and not answered yet */
-  uint32_t waits;                     /* stage calls since, not yet answered */
-  time_t asked;                       /* when */
-  int pipe_size;                      /* capacity of the pipe to the server */
-  bool incompatible;                  /* the server answered in another protocol */
-  double start_cost;                  /* deferred: what its start-up costs, in seconds */
-  sf_buf backlog;                     /* deferred: 'O' frames observed before the start */
-  sf_solver_hints hints;              /* brought by answers, not taken yet */
+  /* The running server's CPU counted in the budget so far, by answers or
+   * read from /proc between them (charge_learning); of it, as learning. */
+  uint64_t charged_us, charged_learn_us;
+  bool pending;          /* a step was asked for and not answered yet */
+  uint32_t waits;        /* stage calls since, not yet answered */
+  time_t asked;          /* when */
+  int pipe_size;         /* capacity of the pipe to the server */
+  bool incompatible;     /* the server answered in another protocol */
+  double start_cost;     /* deferred: what its start-up costs, in seconds */
+  sf_buf backlog;        /* deferred: 'O' frames observed before the start */
+  sf_solver_hints hints; /* brought by answers, not taken yet */
   bool has_hints;
   uint64_t results[8]; /* hashes of the last results (a ring) */
   uint32_t nresults;
@@ -122,7 +125,45 @@ static int start(sf_solver_client *c) {
   c->pipe_size = fcntl(c->to, F_GETPIPE_SZ);
   c->starts++;
   c->started = time(NULL);
+  c->charged_us = c->charged_learn_us = 0;
   return 0;
+}
+
+/* The running server's CPU time so far, as it counts it itself (its own and
+ * its reaped children's), from /proc/PID/stat; 0 when it cannot tell. */
+static uint64_t server_cpu_us(const sf_solver_client *c) {
+  char path[64], text[1024];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)c->pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  text[n] = 0;
+  const char *after_name = strrchr(text, ')'); /* the name may hold spaces */
+  unsigned long long utime, stime;
+  long long cutime, cstime;
+  long hz = sysconf(_SC_CLK_TCK);
+  /* Fields 3-13 skipped, then utime, stime, cutime, cstime (proc(5)). */
+  if (!after_name || hz <= 0 ||
+      sscanf(after_name + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld",
+             &utime, &stime, &cutime, &cstime) != 4)
+    return 0;
+  long long ticks = (long long)(utime + stime) + cutime + cstime;
+  return ticks > 0 ? (uint64_t)ticks * 1000000u / (uint64_t)hz : 0;
+}
+
+/* While no step is asked for, the server only learns: what its CPU time
+ * grew by since last counted is learning, counted now rather than at an
+ * answer that may be far off (a budget spent by the guesses asks for no
+ * step, and no answer would ever correct them). */
+static void charge_learning(sf_solver_client *c, sf_solver_budget *b) {
+  if (c->pid <= 0 || c->pending) return;
+  uint64_t now = server_cpu_us(c);
+  if (now <= c->charged_us) return;
+  sf_solver_budget_learnt(b, 1e-6 * (double)(now - c->charged_us));
+  c->charged_learn_us += now - c->charged_us;
+  c->charged_us = now;
 }
 
 sf_solver_client *sf_solver_client_start(const char *target) {
@@ -228,6 +269,7 @@ void sf_solver_client_learn(sf_solver_client *c, sf_solver_budget *b, double cos
       sf_solver_client_observe(c, data, size);
       return;
     }
+  charge_learning(c, b);
   if (sf_solver_budget_learn(b, cost, c->starts ? 0 : c->start_cost)) {
     sf_solver_client_observe(c, data, size);
     return;
@@ -245,6 +287,7 @@ void sf_solver_client_learn(sf_solver_client *c, sf_solver_budget *b, double cos
 
 /* The waiting entries the budget can pay for now, oldest first. */
 static void learn_waiting(sf_solver_client *c, sf_solver_budget *b) {
+  charge_learning(c, b);
   while (c->nwaiting && sf_solver_budget_learn(b, c->waiting_cost[c->waiting_first], 0)) {
     sf_buf *e = &c->waiting[c->waiting_first];
     if (e->len) sf_solver_client_observe(c, e->data, e->len);
@@ -393,13 +436,16 @@ int sf_solver_client_stage(sf_solver_client **cp, sf_solver_budget *b, sf_buf *o
     return 0;
   }
   c->pending = false;
-  double cpu = sf_solver_client_cpu(c), learn_cpu = sf_solver_client_learn_cpu(c);
   uint64_t attempts = st->attempts;
   size_t before = out->len;
   int rc = read_answer(c, out, st);
   if (rc < 0) return restart(c) ? gone(cp) : 0;
-  sf_solver_budget_spent(b, sf_solver_client_cpu(c) - cpu,
-                         sf_solver_client_learn_cpu(c) - learn_cpu,
+  /* The answer's times, less what charge_learning counted already. */
+  uint64_t cpu = c->cpu_us > c->charged_us ? c->cpu_us - c->charged_us : 0;
+  uint64_t learn = c->learn_us > c->charged_learn_us ? c->learn_us - c->charged_learn_us : 0;
+  if (c->cpu_us > c->charged_us) c->charged_us = c->cpu_us;
+  if (c->learn_us > c->charged_learn_us) c->charged_learn_us = c->learn_us;
+  sf_solver_budget_spent(b, 1e-6 * (double)cpu, 1e-6 * (double)learn,
                          rc != 0 || st->attempts != attempts);
   if (rc == 1 && out->len - before > max_size) {
     out->len = before;

@@ -295,6 +295,34 @@ static sf_solver_client *start_script(char *path, const char *script) {
   return c;
 }
 
+/* Learning's real cost counts before any answer: a server that burns CPU
+ * while no step is asked for (here a busy shell loop, reading nothing) is
+ * charged from /proc (the loop ends after 15 s of CPU time, should a
+ * failed assertion skip the client's end), the guesses (1 ms an entry) replaced by its real
+ * time, and learning then stops. With only the guesses, learning at 1%
+ * would stop at 20 ms and grow by 10 ms a second, never seeing the
+ * server's time. */
+static void test_learning_charged_between_answers(void **state) {
+  (void)state;
+  char path[] = "/tmp/seqfuzz-busy-server-XXXXXX";
+  sf_solver_client *c = start_script(path, "#!/bin/sh\nulimit -t 15\nwhile :; do :; done\n");
+  sf_solver_budget b;
+  sf_solver_budget_init(&b, 1);
+  b.start -= 2;
+  uint8_t entry[16] = {0};
+  /* Within 10 s the guesses alone could reach 0.12 s at most. */
+  for (int i = 0; sf_seconds_now() - b.start < 12 && b.learnt < 0.3; i++) {
+    entry[0] = (uint8_t)i;
+    sf_solver_client_learn(c, &b, 0.001, entry, sizeof entry);
+    usleep(10000);
+  }
+  assert_true(b.learnt >= 0.3);
+  assert_true(b.spent >= 0.3);
+  assert_false(sf_solver_budget_learn(&b, 0.001, 0));
+  sf_solver_client_free(c);
+  unlink(path);
+}
+
 /* A server of another build (here a script whose answer is well formed
  * but for its version: no result, zero statistics and CPU time) is given up
  * on at its first answer, not restarted over and over, and the stage says
@@ -348,6 +376,7 @@ int main(void) {
                                      cmocka_unit_test(test_stage_charges_server_cpu),
                                      cmocka_unit_test(test_learning_within_budget),
                                      cmocka_unit_test(test_refused_entries_wait),
+                                     cmocka_unit_test(test_learning_charged_between_answers),
                                      cmocka_unit_test(test_deferred_start_keeps_inputs),
                                      cmocka_unit_test(test_other_protocol_is_given_up),
                                      cmocka_unit_test(test_observe_never_blocks)};
