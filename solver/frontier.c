@@ -88,9 +88,8 @@ void sf_frontier_observe(sf_frontier *fr, const sf_seq *s, const sf_cmp_record *
   sf_site *last = NULL; /* a loop's comparison comes several times in a row */
   for (uint32_t i = 0; i < n; i++) {
     const sf_cmp_record *r = &rec[i];
-    sf_site *site = last && last->site == (r->site ? r->site : 1)
-                        ? last
-                        : (last = sf_frontier_find(fr, r->site, true));
+    sf_site *site =
+        last && last->site == r->site ? last : (last = sf_frontier_find(fr, r->site, true));
     if (!site) continue;
     if (r->occurrence == 0 && site->last_run != fr->runs + 1) {
       site->hits++;

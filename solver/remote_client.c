@@ -153,17 +153,24 @@ static uint64_t server_cpu_us(const sf_solver_client *c) {
   return ticks > 0 ? (uint64_t)ticks * 1000000u / (uint64_t)hz : 0;
 }
 
+/* How far a CPU counter grew past *charged (0 if it did not); *charged
+ * follows it. */
+static uint64_t growth(uint64_t now, uint64_t *charged) {
+  if (now <= *charged) return 0;
+  uint64_t grew = now - *charged;
+  *charged = now;
+  return grew;
+}
+
 /* While no step is asked for, the server only learns: what its CPU time
  * grew by since last counted is learning, counted now rather than at an
  * answer that may be far off (a budget spent by the guesses asks for no
  * step, and no answer would ever correct them). */
 static void charge_learning(sf_solver_client *c, sf_solver_budget *b) {
   if (c->pid <= 0 || c->pending) return;
-  uint64_t now = server_cpu_us(c);
-  if (now <= c->charged_us) return;
-  sf_solver_budget_learnt(b, 1e-6 * (double)(now - c->charged_us));
-  c->charged_learn_us += now - c->charged_us;
-  c->charged_us = now;
+  uint64_t grew = growth(server_cpu_us(c), &c->charged_us);
+  sf_solver_budget_learnt(b, 1e-6 * (double)grew);
+  c->charged_learn_us += grew;
 }
 
 sf_solver_client *sf_solver_client_start(const char *target) {
@@ -441,10 +448,8 @@ int sf_solver_client_stage(sf_solver_client **cp, sf_solver_budget *b, sf_buf *o
   int rc = read_answer(c, out, st);
   if (rc < 0) return restart(c) ? gone(cp) : 0;
   /* The answer's times, less what charge_learning counted already. */
-  uint64_t cpu = c->cpu_us > c->charged_us ? c->cpu_us - c->charged_us : 0;
-  uint64_t learn = c->learn_us > c->charged_learn_us ? c->learn_us - c->charged_learn_us : 0;
-  if (c->cpu_us > c->charged_us) c->charged_us = c->cpu_us;
-  if (c->learn_us > c->charged_learn_us) c->charged_learn_us = c->learn_us;
+  uint64_t cpu = growth(c->cpu_us, &c->charged_us);
+  uint64_t learn = growth(c->learn_us, &c->charged_learn_us);
   sf_solver_budget_spent(b, 1e-6 * (double)cpu, 1e-6 * (double)learn,
                          rc != 0 || st->attempts != attempts);
   if (rc == 1 && out->len - before > max_size) {
