@@ -50,7 +50,8 @@ done
 libs=("$@")
 [ ${#libs[@]} -gt 0 ] || libs=(cjson zlib sqlite3 libyaml pcre2)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# PROFILE_KEEP=1 keeps each library's perf.data, logs and corpus.
+if [ "${PROFILE_KEEP:-0}" = 1 ]; then echo "runs in $work" >&2; else trap 'rm -rf "$work"' EXIT; fi
 
 # fuzz BIN CORPUS_ZIP DICT DIR KNOWN: S seconds as bench/coverage.sh fuzzes,
 # the log in DIR/log; KNOWN: SEQFUZZ_KNOWN's directory or "".

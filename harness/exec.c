@@ -1093,6 +1093,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
   sf_run_result r = {SF_RUN_OK, s->ncalls, 0};
   sf_life_clear(&x->life);
   x->nkept = x->ngone = 0;
+  sf_known_begin_run(x->known);
   if (s->api != x->api) {
     r.status = SF_RUN_INVALID;
     r.stop_call = 0;

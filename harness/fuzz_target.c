@@ -75,6 +75,7 @@ static struct {
   char artifact_prefix[4096];
   char probe_artifact[4200]; /* the file of the probe under way, or "" */
   double started;            /* seconds: the process's start */
+  bool fork_job;             /* a job of libFuzzer's fork mode (-features_dir=) */
   uint64_t checked;          /* probes that ran the generic checks (within their budget) */
 } G;
 
@@ -228,9 +229,11 @@ static void probe_guard_disarm(void) {
  * alone, contracts are inferred from many runs, and a replay of an
  * observed input (sf_feedback_replay) always checks, so a report
  * reproduces. A fraction of a second is free, for a short run's first
- * entries. */
+ * entries; not in a fork-mode job, one of many short parts of a long run
+ * (a second's worth of jobs would take it every second). */
 static bool observations_within_budget(void) {
-  double allowed = 0.2 + (double)G.opt.check_budget / 100.0 * (sf_seconds_now() - G.started);
+  double allowed =
+      (G.fork_job ? 0 : 0.2) + (double)G.opt.check_budget / 100.0 * (sf_seconds_now() - G.started);
   return sf_exec_generic_seconds(G.exec) + sf_feedback_call_observation_seconds() <= allowed;
 }
 
@@ -515,10 +518,13 @@ static void serve(void) {
   _exit(0);
 }
 
-/* Where libFuzzer writes its artifacts (probe_guard_arm's go there too). */
-static void read_artifact_prefix(int argc, char **argv) {
+/* Where libFuzzer writes its artifacts (probe_guard_arm's go there too),
+ * and whether this process is a fork-mode job (the parent gives each job a
+ * features directory). */
+static void read_engine_flags(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
+    if (strncmp(a, "-features_dir=", 14) == 0) G.fork_job = true;
     if (strncmp(a, "-artifact_prefix=", 17) == 0)
       snprintf(G.artifact_prefix, sizeof G.artifact_prefix, "%s", a + 17);
     else if (strncmp(a, "-exact_artifact_path=", 21) == 0 && !G.artifact_prefix[0])
@@ -537,7 +543,7 @@ const char *__ubsan_default_options(void) {
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   init_once();
   if (getenv(SF_SOLVER_SERVE_ENV)) serve();
-  read_artifact_prefix(*argc, *argv);
+  read_engine_flags(*argc, *argv);
   if (getenv(SF_RUN_SERVE_ENV)) {
     unsetenv(SF_RUN_SERVE_ENV);
     G.solver_wanted = false;

@@ -43,6 +43,7 @@ struct sf_known {
   uint32_t *trail;       /* vmap (< nvals) and group (>= nvals) entries set, for undo */
   uint32_t nvals, nargs; /* scratch sizes */
   const sf_seq *run;
+  uint32_t rooted; /* the run's calls whose values rroot holds (sf_known_begin_run) */
   uint32_t steps;
   const uint32_t *order; /* the order being matched (NULL: the pattern's own) */
 };
@@ -229,8 +230,8 @@ static int grow_scratch(sf_known *k, uint32_t nvals, uint32_t nargs) {
  * handle made from none is its own. Patterns match handles by root, so
  * that a bug reached through a snapshot of the store is the bug the
  * minimized pattern reaches through the store itself. */
-static void roots(const sf_seq *s, uint32_t *root) {
-  for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+static void roots(const sf_seq *s, uint32_t *root, uint32_t from, uint32_t to) {
+  for (uint32_t ci = from; ci < to; ci++) {
     const sf_func *f = sf_seq_func(s, ci);
     const sf_arg *a = sf_seq_args(s, ci);
     uint32_t from = UINT32_MAX;
@@ -254,7 +255,7 @@ int sf_known_add_text(sf_known *k, const char *text, size_t len, const char *pat
     goto fail;
   }
   p.root = malloc((p.seq.nvals ? p.seq.nvals : 1) * sizeof *p.root);
-  if (p.root) roots(&p.seq, p.root);
+  if (p.root) roots(&p.seq, p.root, 0, p.seq.ncalls);
   p.rule = calloc(p.seq.nargs ? p.seq.nargs : 1, sizeof *p.rule);
   p.care = malloc((p.seq.nargs ? p.seq.nargs : 1) * sizeof *p.care);
   for (uint32_t a = 0; p.care && a < p.seq.nargs; a++)
@@ -450,9 +451,14 @@ static bool match_from(sf_known *k, const pattern *p, uint32_t j, uint32_t from,
   return false;
 }
 
+void sf_known_begin_run(const sf_known *kc) {
+  if (kc) ((sf_known *)kc)->rooted = 0; /* the scratch only */
+}
+
 bool sf_known_stops(const sf_known *kc, const sf_seq *s, uint32_t ci) {
   if (!kc || !kc->n || !kc->ends[s->calls[ci].func]) return false;
   sf_known *k = (sf_known *)kc; /* the scratch only: the patterns stay as they are */
+  if (k->run != s) k->rooted = 0;
   k->run = s;
   k->steps = 0;
   if (s->nvals > k->nrroot) {
@@ -461,7 +467,11 @@ bool sf_known_stops(const sf_known *kc, const sf_seq *s, uint32_t ci) {
     k->rroot = r;
     k->nrroot = s->nvals;
   }
-  roots(s, k->rroot);
+  /* The calls up to ci, those not rooted at an earlier check of this run. */
+  if (k->rooted <= ci) {
+    roots(s, k->rroot, k->rooted, ci + 1);
+    k->rooted = ci + 1;
+  }
   for (uint32_t pi = 0; pi < k->n; pi++) {
     const pattern *p = &k->p[pi];
     bool ends = p->seq.calls[p->seq.ncalls - 1].func == s->calls[ci].func;

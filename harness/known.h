@@ -56,7 +56,10 @@ sf_known *sf_known_new(const sf_api *api);
 void sf_known_free(sf_known *k);
 uint32_t sf_known_count(const sf_known *k);
 
-/* Would making call ci of s, after calls [0, ci), complete a known bug? */
+/* A run starts: what sf_known_stops kept of the last run is forgotten. */
+void sf_known_begin_run(const sf_known *k);
+/* Would making call ci of s, after calls [0, ci), complete a known bug? The
+ * calls of one run are checked in order, after sf_known_begin_run. */
 bool sf_known_stops(const sf_known *k, const sf_seq *s, uint32_t ci);
 
 #endif

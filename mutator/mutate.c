@@ -744,9 +744,8 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
   bool fails_last2; /* other's failed last call may stay last: splice puts it at the end */
   const sf_pool_entry *e2 =
       know_input(m, d2, s2, sf_feedback_input_hash(d2, s2), &legal2, &fails_last2);
-  if (sf_seq_decode(&m->other, m->api, d2, s2) != SF_DECODE_OK) sf_seq_clear(&m->other);
-  if (!m->opt.no_legality && legal2 < m->other.ncalls) sf_seq_truncate(&m->other, legal2);
-  /* load_input after other: it may add to the pool, which e2 points into. */
+  /* load_input after e2's flags are copied: it may add to the pool, which e2
+   * points into. */
   const uint8_t *oreus = NULL;
   uint32_t noreus = 0;
   uint8_t *copy = NULL;
@@ -763,6 +762,10 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
     free(copy);
     return mutate_loaded(m, op, s1, out, max_size);
   }
+  /* Decoded only now: the schedule turns most of the engine's crossovers
+   * into mutations, and a decode of d2 costs about as much as one. */
+  if (sf_seq_decode(&m->other, m->api, d2, s2) != SF_DECODE_OK) sf_seq_clear(&m->other);
+  if (!m->opt.no_legality && legal2 < m->other.ncalls) sf_seq_truncate(&m->other, legal2);
   size_t n = 0;
   m->last_mut = SF_MUT_CROSSOVER;
   m->last_site = SF_SCHED_NO_SITE;

@@ -65,6 +65,35 @@ static void test_other_runs_go_on(void **state) {
                    -1);
 }
 
+/* One sequence object, run twice with different calls: the second run's
+ * roots are its own (sf_known_begin_run), even where its first check comes
+ * after every call the first run checked. */
+static void test_a_new_run_forgets_the_last(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(DEMO_API);
+  sf_known *k = sf_known_new(api);
+  char err[512];
+  assert_int_equal(sf_known_add_text(k, pattern, strlen(pattern), "p.seq", err, sizeof err), 0);
+  sf_seq s;
+  sf_seq_init(&s, api);
+  /* h2 is a store of its own: its root is itself. */
+  parse_seq_ok(&s, api,
+               "h1 = kv_open(1, 0); h2 = kv_open(1, 0); kv_compact(h1); kv_compact(h1); "
+               "kv_compact(h1); kv_compact(h2);");
+  sf_known_begin_run(k);
+  for (uint32_t ci = 0; ci < s.ncalls; ci++)
+    assert_false(sf_known_stops(k, &s, ci));
+  /* Now h2 is a snapshot of h1: compacting it compacts h1's root. */
+  parse_seq_ok(&s, api,
+               "h1 = kv_open(1, 0); h2 = kv_snapshot(h1); kv_put(h1, \"k\", \"v\"); "
+               "kv_del(h1, \"k\"); h3 = kv_snapshot(h1); kv_compact(h2);");
+  sf_known_begin_run(k);
+  assert_true(sf_known_stops(k, &s, 5));
+  sf_seq_free(&s);
+  sf_known_free(k);
+  sf_api_free(api);
+}
+
 static void test_bad_rules_are_errors(void **state) {
   (void)state;
   sf_api *api = load_api_file(DEMO_API);
@@ -86,6 +115,7 @@ static void test_bad_rules_are_errors(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_variants_stop_at_the_last_call),
                                      cmocka_unit_test(test_other_runs_go_on),
+                                     cmocka_unit_test(test_a_new_run_forgets_the_last),
                                      cmocka_unit_test(test_bad_rules_are_errors)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
