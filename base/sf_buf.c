@@ -5,6 +5,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Not turned back into a call of memcpy by the compiler. */
+#if defined(__clang__)
+#define NO_MEMCPY __attribute__((no_builtin("memcpy", "memmove")))
+#else
+#define NO_MEMCPY __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+
+NO_MEMCPY void sf_copy_bytes(void *dst, const void *src, size_t n) {
+  if (n > 64) {
+    memcpy(dst, src, n);
+    return;
+  }
+  uint8_t *d = dst;
+  const uint8_t *s = src;
+  for (size_t i = 0; i < n; i++)
+    d[i] = s[i];
+}
+
 int sf_buf_reserve(sf_buf *b, size_t extra) {
   if (extra <= b->cap - b->len) return 0;
   if (extra > SIZE_MAX / 2 - b->len) return -1;
@@ -26,13 +44,15 @@ int sf_buf_append(sf_buf *b, const void *p, size_t n) {
       b->data && src >= b->data && src < b->data + b->len ? (size_t)(src - b->data) : SIZE_MAX;
   if (sf_buf_reserve(b, n)) return -1;
   if (self != SIZE_MAX) src = b->data + self;
-  memmove(b->data + b->len, src, n);
+  sf_copy_bytes(b->data + b->len, src, n); /* [self, self + n) ends before len */
   b->len += n;
   return 0;
 }
 
 int sf_buf_putc(sf_buf *b, uint8_t c) {
-  return sf_buf_append(b, &c, 1);
+  if (sf_buf_reserve(b, 1)) return -1;
+  b->data[b->len++] = c;
+  return 0;
 }
 
 int sf_buf_printf(sf_buf *b, const char *fmt, ...) {
@@ -49,14 +69,13 @@ int sf_buf_printf(sf_buf *b, const char *fmt, ...) {
 }
 
 int sf_buf_put_varint(sf_buf *b, uint64_t v) {
-  uint8_t tmp[10];
-  size_t n = 0;
+  if (sf_buf_reserve(b, 10)) return -1;
   do {
     uint8_t byte = v & 0x7f;
     v >>= 7;
-    tmp[n++] = byte | (v ? 0x80 : 0);
+    b->data[b->len++] = byte | (v ? 0x80 : 0);
   } while (v);
-  return sf_buf_append(b, tmp, n);
+  return 0;
 }
 
 char *sf_buf_cstr(sf_buf *b) {

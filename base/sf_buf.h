@@ -28,6 +28,10 @@ int sf_buf_put_varint(sf_buf *b, uint64_t v);
 /* Append a NUL and return the data as a C string (len excludes the NUL). NULL on OOM. */
 char *sf_buf_cstr(sf_buf *b);
 void sf_buf_reset(sf_buf *b);
+/* memcpy for ranges that do not overlap. A short copy is a loop: in a
+ * fuzzer memcpy and memmove are the sanitizer's interceptors, whose checks
+ * cost more than copying a few bytes (encoding a sequence copies many). */
+void sf_copy_bytes(void *dst, const void *src, size_t n);
 void sf_buf_free(sf_buf *b);
 
 #endif

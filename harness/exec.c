@@ -13,25 +13,25 @@
 #include "exec_internal.h"
 #include "known.h"
 
+static struct block *block_slot(sf_exec *x, size_t n) {
+  return &x->cache[(n * 0x9E3779B97F4A7C15ull) >> 58];
+}
+
 /* A block of exactly n bytes. */
 static void *block_get(sf_exec *x, size_t n) {
-  for (uint32_t i = 0; i < x->ncache; i++) {
-    if (x->cache[i].size == n) { /* n may be 0: malloc(0) is a block ASan guards */
-      void *p = x->cache[i].p;
-      x->cache[i] = x->cache[--x->ncache];
-      return p;
-    }
+  struct block *b = block_slot(x, n);
+  if (b->p && b->size == n) { /* n may be 0: malloc(0) is a block ASan guards */
+    void *p = b->p;
+    b->p = NULL;
+    return p;
   }
   return malloc(n);
 }
 
 static void block_put(sf_exec *x, void *p, size_t n) {
-  if (x->ncache == sizeof x->cache / sizeof *x->cache) {
-    /* Full: evict the oldest (index 0 is as good as any). */
-    free(x->cache[0].p);
-    x->cache[0] = x->cache[--x->ncache];
-  }
-  x->cache[x->ncache++] = (struct block){p, n};
+  struct block *b = block_slot(x, n);
+  free(b->p); /* another size, or a second block of this one */
+  *b = (struct block){p, n};
 }
 
 void sf_call_outcome_print(const sf_seq *s, const sf_call_outcome *o, sf_buf *line) {
@@ -503,7 +503,7 @@ void sf_exec_free(sf_exec *x) {
   free(x->ptrs);
   free(x->kept);
   free(x->gone);
-  for (uint32_t i = 0; i < x->ncache; i++)
+  for (uint32_t i = 0; i < sizeof x->cache / sizeof *x->cache; i++)
     free(x->cache[i].p);
   free(x);
 }
@@ -764,8 +764,12 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
   uint32_t nfiles = 0;
   bool ok = true;
   release_outbufs(x);
-  memset(o->outs, 0, sizeof o->outs);
-  memset(slots, 0, f->nparams * sizeof *slots); /* a length may precede its buffer */
+  /* Loops, not memset (sf_copy_bytes says why); a length may precede its
+   * buffer, and only the call's parameters' outs are read. */
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    o->outs[i] = 0;
+    slots[i] = (slot){0};
+  }
   for (uint32_t i = 0; i < f->nparams && ok; i++) {
     const sf_param *p = &f->params[i];
     argp[i] = &slots[i];
@@ -853,7 +857,7 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
         ok = false;
         break;
       }
-      if (a[i].len) memcpy(blk, sf_seq_bytes(s, &a[i]), a[i].len);
+      if (a[i].len) sf_copy_bytes(blk, sf_seq_bytes(s, &a[i]), a[i].len);
       if (p->kind == SF_STRING) blk[a[i].len] = 0;
       slots[i].p = blk;
       if (p->flags & SF_P_KEEP) {

@@ -57,12 +57,14 @@ struct sf_exec {
   void **gone; /* pointers consumed during the run (alias guard) */
   uint32_t ngone, gonecap;
   /* Argument blocks of exact sizes, kept between calls: ASan still sees the
-   * exact bounds of each, without a malloc and free per argument. */
+   * exact bounds of each, without a malloc and free per argument. One block
+   * per slot, the slot chosen by the size (a scan of every block for one of
+   * the right size cost more than the malloc it saved, with strings of many
+   * lengths). */
   struct block {
-    void *p;
+    void *p; /* NULL: an empty slot */
     size_t size;
   } cache[64];
-  uint32_t ncache;
   struct block outbufs[64]; /* the last call's out buffers (a result may point in) */
   uint32_t noutbufs;
   struct sf_oracle *oracle; /* oracle.c's state; NULL until first needed */

@@ -107,10 +107,10 @@ sf_arg *sf_seq_add_call(sf_seq *s, uint32_t func) {
   c->arg0 = s->nargs;
   c->val0 = s->nvals;
   sf_arg *args = &s->args[s->nargs];
-  memset(args, 0, f->nparams * sizeof *args);
-  for (uint32_t i = 0; i < f->nparams; i++)
-    if (f->params[i].kind == SF_HANDLE && !(f->params[i].flags & SF_P_OUT))
-      args[i].bits = SF_NULL_REF;
+  for (uint32_t i = 0; i < f->nparams; i++) /* a loop, not memset: see sf_copy_bytes */
+    args[i] = (sf_arg){.bits = f->params[i].kind == SF_HANDLE && !(f->params[i].flags & SF_P_OUT)
+                                   ? SF_NULL_REF
+                                   : 0};
   if (f->ret.kind == SF_HANDLE) s->vals[s->nvals++] = (sf_value){s->ncalls, -1, f->ret.type_index};
   for (uint32_t i = 0; i < f->nparams; i++)
     if (f->params[i].kind == SF_HANDLE && (f->params[i].flags & SF_P_OUT))
@@ -131,7 +131,7 @@ int sf_seq_set_bytes(sf_seq *s, sf_arg *a, const void *data, size_t len) {
   if (src_off != SIZE_MAX) data = s->blob.data + src_off;
   a->off = (uint32_t)s->blob.len;
   a->len = (uint32_t)len;
-  if (len) memmove(s->blob.data + s->blob.len, data, len);
+  if (len) sf_copy_bytes(s->blob.data + s->blob.len, data, len); /* data ends before blob.len */
   s->blob.len += len;
   return 0;
 }
