@@ -14,12 +14,18 @@ static const char pattern[] = "# a known bug: heap-use-after-free\n"
                               "h2 = kv_snapshot(h1);\n"
                               "kv_compact(h1);\n";
 
-/* The first call of run `text` the pattern stops, or -1. */
-static int first_stop(const char *text) {
-  sf_api *api = load_api_file(DEMO_API);
+/* A known-bug set holding `pattern`. */
+static sf_known *known_with_pattern(const sf_api *api) {
   sf_known *k = sf_known_new(api);
   char err[512];
   assert_int_equal(sf_known_add_text(k, pattern, strlen(pattern), "p.seq", err, sizeof err), 0);
+  return k;
+}
+
+/* The first call of run `text` the pattern stops, or -1. */
+static int first_stop(const char *text) {
+  sf_api *api = load_api_file(DEMO_API);
+  sf_known *k = known_with_pattern(api);
   sf_seq s;
   sf_seq_init(&s, api);
   parse_seq_ok(&s, api, text);
@@ -71,9 +77,7 @@ static void test_other_runs_go_on(void **state) {
 static void test_a_new_run_forgets_the_last(void **state) {
   (void)state;
   sf_api *api = load_api_file(DEMO_API);
-  sf_known *k = sf_known_new(api);
-  char err[512];
-  assert_int_equal(sf_known_add_text(k, pattern, strlen(pattern), "p.seq", err, sizeof err), 0);
+  sf_known *k = known_with_pattern(api);
   sf_seq s;
   sf_seq_init(&s, api);
   /* h2 is a store of its own: its root is itself. */
