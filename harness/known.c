@@ -230,8 +230,8 @@ static int grow_scratch(sf_known *k, uint32_t nvals, uint32_t nargs) {
  * handle made from none is its own. Patterns match handles by root, so
  * that a bug reached through a snapshot of the store is the bug the
  * minimized pattern reaches through the store itself. */
-static void roots(const sf_seq *s, uint32_t *root, uint32_t from, uint32_t to) {
-  for (uint32_t ci = from; ci < to; ci++) {
+static void roots(const sf_seq *s, uint32_t *root, uint32_t first, uint32_t end) {
+  for (uint32_t ci = first; ci < end; ci++) {
     const sf_func *f = sf_seq_func(s, ci);
     const sf_arg *a = sf_seq_args(s, ci);
     uint32_t from = UINT32_MAX;
