@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../base/sf_clock.h"
 #include "../base/sf_hash.h"
 #include "exec_internal.h"
 #include "known.h"
@@ -455,7 +456,8 @@ sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *
   }
   x->observers = calloc(api->nhandles + 1, sizeof *x->observers);
   x->nobservers = calloc(api->nhandles + 1, sizeof *x->nobservers);
-  if (!x->observers || !x->nobservers) {
+  x->call_stats = calloc(api->nfuncs + 1, sizeof *x->call_stats);
+  if (!x->observers || !x->nobservers || !x->call_stats) {
     if (err && errlen) snprintf(err, errlen, "out of memory");
     sf_exec_free(x);
     return NULL;
@@ -483,6 +485,7 @@ void sf_exec_free(sf_exec *x) {
       free(x->observers[h]);
   free(x->observers);
   free(x->nobservers);
+  free(x->call_stats);
   free(x->struct_size);
   free(x->files);
   for (uint32_t i = 0; x->funcs && i < x->api->nfuncs; i++) {
@@ -892,7 +895,19 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
     ok = call_printf(x, s, ci, slots, argp, &rv);
     o->made = ok;
   } else if (ok) {
+    uint32_t fi = s->calls[ci].func;
+    bool count = x->new_edges && (!x->count_funcs || x->count_funcs[fi]);
+    if (count) x->counted_edges += x->new_edges(); /* the calls before's */
+    uint64_t began = sf_ticks_now();
     ffi_call(&pf->cif, pf->fn, &rv, argp);
+    sf_call_stats *cs = &x->call_stats[fi];
+    cs->ticks += sf_ticks_now() - began;
+    cs->calls++;
+    if (count) {
+      uint32_t n = x->new_edges();
+      cs->first_edges += n;
+      x->counted_edges += n;
+    }
     o->made = true;
   }
   o->mock_calls = x->mock_calls - mock_calls;
@@ -1241,4 +1256,18 @@ out:
     sf_oracle_after_run(x, s);
   if (result) *result = r;
   return r.status;
+}
+
+const sf_call_stats *sf_exec_call_stats(const sf_exec *x) {
+  return x->call_stats;
+}
+
+void sf_exec_count_edges(sf_exec *x, uint32_t (*new_edges)(void), const bool *funcs) {
+  x->new_edges = new_edges;
+  x->count_funcs = funcs;
+  if (new_edges) x->counted_edges = 0;
+}
+
+uint32_t sf_exec_counted_edges(const sf_exec *x) {
+  return x->counted_edges;
 }

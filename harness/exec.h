@@ -181,6 +181,31 @@ void sf_exec_generic_checks(sf_exec *x, bool on);
  * them to a share of its time turns them off while they are over it. */
 double sf_exec_generic_seconds(sf_exec *x);
 
+/* What the calls of each function cost and found, since x was made: the
+ * mutator weighs its choice of calls by them (an API's table builder can
+ * cost more than the rest of a run and find nothing after its first call). */
+typedef struct sf_call_stats {
+  uint64_t calls;       /* calls made */
+  uint64_t ticks;       /* their time, in base/sf_clock.h's ticks (sf_ticks_per_second) */
+  uint64_t first_edges; /* edges they reached first while edges were counted */
+} sf_call_stats;
+
+/* api->nfuncs entries, updated by every run. */
+const sf_call_stats *sf_exec_call_stats(const sf_exec *x);
+
+/* With a counter (non-NULL), around each call made of a function whose
+ * funcs[] entry is true (every function's if funcs is NULL), new_edges()
+ * is asked how many edges were reached that no earlier call did
+ * (harness/edges.h: sf_edges_new): before the call for the calls before
+ * it, after it for the call, credited to its function. The harness counts
+ * them in its own runs of new corpus entries (the engine's runs clear the
+ * counters), for the functions whose calls cost enough to be worth telling
+ * (a count scans every counter). NULL stops. Setting one starts a new
+ * total: sf_exec_counted_edges (the edges of the calls after the last one
+ * asked about are not in it). funcs must stay valid while it counts. */
+void sf_exec_count_edges(sf_exec *x, uint32_t (*new_edges)(void), const bool *funcs);
+uint32_t sf_exec_counted_edges(const sf_exec *x);
+
 /* Run s twice more and compare as the differential mode does
  * (nondeterminism: one sequence, two answers). */
 void sf_exec_check_repeat(sf_exec *x, const sf_seq *s);

@@ -89,7 +89,11 @@ struct sf_exec {
   ffi_cif *cb_cif;              /* per callback type */
   ffi_type **cb_argtypes;       /* per callback type, 64 slots */
   sf_mock **mocks;
-  uint32_t nmocks, mockcap; /* used in this run; made so far */
+  uint32_t nmocks, mockcap;    /* used in this run; made so far */
+  sf_call_stats *call_stats;   /* per function (sf_exec_call_stats) */
+  uint32_t (*new_edges)(void); /* sf_exec_count_edges */
+  const bool *count_funcs;
+  uint32_t counted_edges;
   /* `state`s: nstates per value id, 0 when the value is made. */
   int64_t *states;
   uint32_t statecap;

@@ -239,7 +239,8 @@ static bool observations_within_budget(void) {
 
 /* The mutator's runner (libFuzzer, in-process): a full run, observers
  * included, of a corpus entry it meets for the first time. */
-static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *fb) {
+static void probe_run(void *ctx, const uint8_t *data, size_t size, bool own_output,
+                      sf_feedback *fb) {
   (void)ctx;
   if (sf_mutator_interpret(G.mut, &G.probe_seq, data, size)) sf_seq_clear(&G.probe_seq);
   uint64_t hash = sf_feedback_input_hash(data, size);
@@ -247,7 +248,14 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
   /* Between the engine's runs the counters are free: they tell which edges
    * this entry reached first (the schedule credits its mutation by that). */
   bool count_edges = sf_edges_available();
-  if (count_edges) sf_edges_clear();
+  if (count_edges) {
+    sf_edges_clear();
+    /* What the calls of costly functions find (the mutator weighs them
+     * down when nothing): in the mutator's outputs only. An entry the
+     * engine loaded (a seed, a fork-mode job's share of the corpus) reaches
+     * edges the campaign knows, new to this process alone. */
+    if (own_output) sf_exec_count_edges(G.exec, sf_edges_new, sf_mutator_costly_calls(G.mut));
+  }
   bool within = observations_within_budget(), check = G.opt.generic && within;
   if (check) G.checked++;
   sf_exec_generic_checks(G.exec, check);
@@ -263,7 +271,10 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, sf_feedback *
     sf_feedback_run(G.exec, &G.probe_seq, hash, fb);
   /* The entry's own edges and comparisons, before the repeat check (which
    * runs by the clock) can add its observers' to them. */
-  if (count_edges) fb->new_edges = sf_edges_new();
+  if (count_edges) {
+    fb->new_edges = (own_output ? sf_exec_counted_edges(G.exec) : 0) + sf_edges_new();
+    sf_exec_count_edges(G.exec, NULL, NULL);
+  }
   fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
   fb->nanswer_cmp = sf_cmp_trace_answer_cmps(fb->answer_cmp, SF_FB_MAX_ANSWER_CMP);
   sf_cmp_trace_separators(fb->separators);
@@ -413,6 +424,15 @@ static void print_stats(FILE *out) {
     n += snprintf(line + n, sizeof line - (size_t)n, " %s %llu/%llu", names[k],
                   (unsigned long long)s.found[k], (unsigned long long)s.tried[k]);
   fprintf(out, "%s\n", line);
+  /* Costly calls that find nothing, called less (sf_mutator_note_call_stats). */
+  n = 0;
+  for (uint32_t fi = 0; fi < G.api->nfuncs && n >= 0 && (size_t)n < sizeof line; fi++) {
+    double w = sf_mutator_call_weight(G.mut, fi);
+    if (w < 1)
+      n += snprintf(line + n, sizeof line - (size_t)n, "%s %s %.2f", n ? "," : "",
+                    G.api->funcs[fi].name, w);
+  }
+  if (n > 0) fprintf(out, "seqfuzz: costly calls weighed down:%s\n", line);
   if (G.known_hits)
     fprintf(out, "seqfuzz: known bugs set aside: %llu runs stopped before one\n",
             (unsigned long long)G.known_hits);
@@ -675,8 +695,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   return G.opt.legality ? REJECT : 0;
 }
 
+/* About once a second, the mutator learns what each function's calls cost
+ * and found (it weighs its choice of calls by them). */
+static void note_call_stats(void) {
+  static uint32_t mutations;
+  static double last;
+  if (!G.opt.call_costs || ++mutations % 64) return;
+  double now = sf_seconds_now();
+  if (now - last < 1.0) return;
+  last = now;
+  sf_mutator_note_call_stats(G.mut, sf_exec_call_stats(G.exec), sf_ticks_per_second());
+}
+
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
   init_once();
+  note_call_stats();
   size_t solved = solver_stage(data, max_size);
   if (solved) return solved;
   static uint8_t *out;
@@ -697,6 +730,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2, size_t s2,
                                  uint8_t *out, size_t max_out, unsigned int seed) {
   init_once();
+  note_call_stats();
   G.mutated = true;
   return sf_mutator_crossover(G.mut, d1, s1, d2, s2, out, max_out, seed);
 }

@@ -99,6 +99,16 @@ struct sf_mutator {
   sf_schedule sched;    /* which mutation next (schedule.h) */
   sf_mutation last_mut; /* the mutation that made m->next */
   uint16_t last_site;   /* the argument site it changed (schedule.h) */
+  /* Functions weighed by what their calls cost and find (weights.c), per
+   * function: decayed calls, ticks and first-reached edges; the weights
+   * and their running sums; the counters last noted. on: some weight < 1. */
+  struct {
+    double *calls, *ticks, *edges, *weight, *cumulative;
+    sf_call_stats *last;
+    bool *costly; /* sf_mutator_costly_calls */
+    double found; /* new edges of the mutator's outputs lately (decayed) */
+    bool on;
+  } weights;
 };
 
 /* Flag of value vid of the sequence being built. */
@@ -146,7 +156,22 @@ bool sf_mut_append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth);
 /* The same with the arguments of fixed_mask's parameters given (fixed[i]). */
 bool sf_mut_append_call_bound(sf_mutator *m, sf_seq *s, uint32_t fi, int depth, const sf_arg *fixed,
                               uint64_t fixed_mask);
+/* A function drawn uniformly (interpretation: the same in every process). */
 uint32_t sf_mut_random_func(sf_mutator *m);
+
+/* weights.c: functions weighed by what their calls cost and find. */
+int sf_mut_weights_init(sf_mutator *m);
+void sf_mut_weights_free(sf_mutator *m);
+/* A function to call, drawn by weight (uniformly until weights are known). */
+uint32_t sf_mut_weighted_func(sf_mutator *m);
+/* A call of s to remove, costly ones (low weight) likelier. s has calls. */
+uint32_t sf_mut_costly_call(sf_mutator *m, const sf_seq *s);
+/* Drop from s, with the chance 1 - its weight, one call of a costly
+ * function whose values nothing but a destructor uses (and that
+ * destructor): an entry keeps such calls through every mutation but
+ * removals, and each run pays for them. scratch is overwritten (swapped
+ * with s). 1: dropped, 0: not, -1: OOM. */
+int sf_mut_shed_costly(sf_mutator *m, sf_seq *s, sf_seq *scratch);
 void sf_mut_begin_next(sf_mutator *m);
 
 #endif

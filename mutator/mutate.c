@@ -27,7 +27,7 @@ sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
   m->emitted = sf_hashset_new(1 << 16);
   m->cmpseen = sf_hashset_new(1 << 12);
   m->trials_seen = sf_hashset_new(1 << 12);
-  if (!m->pool || !m->emitted || !m->trials_seen) goto oom;
+  if (!m->pool || !m->emitted || !m->trials_seen || sf_mut_weights_init(m)) goto oom;
   if (m->opt.max_calls > SF_SEQ_MAX_CALLS) m->opt.max_calls = SF_SEQ_MAX_CALLS;
   sf_seq_init(&m->cur, api);
   sf_seq_init(&m->next, api);
@@ -77,6 +77,7 @@ void sf_mutator_free(sf_mutator *m) {
   free(m->reus);
   free(m->maps[0]);
   free(m->maps[1]);
+  sf_mut_weights_free(m);
   sf_buf_free(&m->bytes);
   sf_buf_free(&m->linked);
   free(m);
@@ -146,7 +147,10 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
     return NULL;
   }
   if (!e && m->runner) {
-    m->runner(m->runner_ctx, d, n, &m->scratch);
+    bool own = sf_sched_is_output(&m->sched, h);
+    m->runner(m->runner_ctx, d, n, own, &m->scratch);
+    if (own && m->scratch.new_edges != SF_FB_EDGES_UNKNOWN)
+      m->weights.found += m->scratch.new_edges; /* weights.c: do calls find? */
     m->stats.probes++;
     sf_sched_new_input(&m->sched, h, reached_new_code(&m->scratch)); /* credit its mutation */
     e = sf_pool_add(m->pool, d, n, &m->scratch);
@@ -233,11 +237,11 @@ static void append_calls(sf_mutator *m, uint32_t fi) {
     m->burst.offset = sf_rng_chance(r, 3, 4) ? 0 : (uint32_t)sf_rng_below(r, 8);
     /* A walk is of a function that takes the keys earlier calls used. */
     for (int tries = 0; m->burst.mode == SF_BURST_WALK && tries < 8;
-         tries++, fi = sf_mut_random_func(m))
+         tries++, fi = sf_mut_weighted_func(m))
       if (sf_mut_walkable(m, &m->next, &m->api->funcs[fi])) break;
   }
   for (uint32_t k = 0, tries = 0; k < times && tries < times + 4; tries++) {
-    if (k == 0 && tries > 0) fi = sf_mut_random_func(m);
+    if (k == 0 && tries > 0) fi = sf_mut_weighted_func(m);
     m->burst.k = times > 1 ? k : UINT32_MAX;
     if (k == 0 ? sf_mut_append_call(m, &m->next, fi, 0) : append_burst_call(m, fi)) {
       if (k == 0) m->burst.first = m->next.ncalls - 1;
@@ -268,7 +272,7 @@ static int mut_insert(sf_mutator *m, bool at_end) {
   if (at_end) drop_failed_last(m);
   /* Not after a failed last call. */
   uint32_t room = src->ncalls - (m->cur_fails_last ? 1 : 0);
-  uint32_t fi = sf_mut_random_func(m);
+  uint32_t fi = sf_mut_weighted_func(m);
   uint32_t pos = at_end ? src->ncalls : insertion_point(m, src, fi, room);
   uint64_t *map = sf_mut_make_map(m, 0, src->nvals);
   if (!map) return -1;
@@ -285,7 +289,10 @@ static int mut_remove(sf_mutator *m) {
   const sf_seq *src = &m->cur;
   if (!src->ncalls) return mut_insert(m, true);
   m->last_op = "remove";
-  uint32_t victim = (uint32_t)sf_rng_below(&m->rng, src->ncalls);
+  /* Half the time a costly call that finds nothing, when there are. */
+  uint32_t victim = m->weights.on && sf_rng_chance(&m->rng, 1, 2)
+                        ? sf_mut_costly_call(m, src)
+                        : (uint32_t)sf_rng_below(&m->rng, src->ncalls);
   uint64_t *map = sf_mut_make_map(m, 0, src->nvals);
   if (!map) return -1;
   sf_mut_begin_next(m);
@@ -599,14 +606,19 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
 }
 
 /* Repair, bound the length, encode into out. */
-size_t sf_mut_finish(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size) {
-  if (max_size < SF_HEADER_SIZE) return 0;
+/* Make candidate s valid (calls using what is gone are dropped). */
+static void repair(sf_mutator *m, sf_seq *s) {
   /* Most candidates are valid as built; repairing copies the whole sequence. */
   if (sf_seq_validate(s, NULL, 0) != 0) {
     int dropped = sf_seq_repair(s);
     if (dropped < 0) sf_seq_clear(s);
     if (dropped > 0) m->stats.pruned_illegal++;
   }
+}
+
+size_t sf_mut_finish(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size) {
+  if (max_size < SF_HEADER_SIZE) return 0;
+  repair(m, s);
   sf_seq_truncate(s, m->opt.max_calls);
   s->observed = m->opt.observed_outputs;
   for (;;) {
@@ -689,6 +701,10 @@ static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, size_t in_size,
     }
     default:
       rc = mut_insert(m, true);
+    }
+    if (!rc && m->weights.on) { /* the candidate valid first: shedding copies it */
+      repair(m, &m->next);
+      if (sf_mut_shed_costly(m, &m->next, &m->other) < 0) rc = -1;
     }
     if (rc) sf_seq_clear(&m->next);
     m->last_mut = op;

@@ -96,8 +96,13 @@ void sf_mutator_free(sf_mutator *m);
 /* In-process engines (libFuzzer): a function that executes an input and
  * fills its run record, observers included. The mutator calls it once for
  * each input it meets that is neither in the pool nor its own last output:
- * that is how corpus entries enter the pool, at one extra run each. */
-typedef void (*sf_mutator_runner)(void *ctx, const uint8_t *data, size_t size, sf_feedback *fb);
+ * that is how corpus entries enter the pool, at one extra run each.
+ * own_output: the input is one of the mutator's recent outputs (not an
+ * entry the engine loaded): the new edges it reaches are the campaign's new
+ * code, worth crediting to the functions whose calls reach them
+ * (sf_exec_count_edges, sf_mutator_note_call_stats). */
+typedef void (*sf_mutator_runner)(void *ctx, const uint8_t *data, size_t size, bool own_output,
+                                  sf_feedback *fb);
 void sf_mutator_set_runner(sf_mutator *m, sf_mutator_runner run, void *ctx);
 
 /* A byte-level mutator to apply to argument bytes now and then: libFuzzer's
@@ -111,6 +116,22 @@ void sf_mutator_set_byte_mutator(sf_mutator *m, sf_byte_mutator fn);
  * when that input comes back to be mutated (libFuzzer stacks mutations on
  * its last output). */
 void sf_mutator_note_run(sf_mutator *m, const sf_feedback *fb);
+
+/* What the calls of each function cost and found so far (api->nfuncs
+ * entries, cumulative: the executor's sf_exec_call_stats; ticks_per_second
+ * converts their ticks, 0 if unknown), noted about once a second: a
+ * function whose calls cost more than twice the mean call and 5 us or more
+ * (a cheaper call is lost in an execution's fixed costs), and reached no
+ * new edge lately, is inserted less often, the more so the costlier (down
+ * to a sixteenth), and its calls are removed first. Until then every
+ * function is as likely. */
+void sf_mutator_note_call_stats(sf_mutator *m, const sf_call_stats *stats, double ticks_per_second);
+/* Function fi's weight now: 1, or less for a costly one (statistics). */
+double sf_mutator_call_weight(const sf_mutator *m, uint32_t fi);
+/* Per function (api->nfuncs): do its calls cost enough to be weighed down
+ * if they find nothing? Only their finds need telling
+ * (sf_exec_count_edges). */
+const bool *sf_mutator_costly_calls(const sf_mutator *m);
 
 /* The sequence of the mutator's last output, if hash is that output's
  * sf_feedback_input_hash (saves the harness decoding it); else NULL. Valid

@@ -108,6 +108,11 @@ void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op, bool shrank
   s->recent[hash % SF_SCHED_RECENT].shrank = shrank;
 }
 
+bool sf_sched_is_output(const sf_schedule *s, uint64_t hash) {
+  uint32_t slot = (uint32_t)(hash % SF_SCHED_RECENT);
+  return s->recent[slot].hash == hash && s->recent[slot].op;
+}
+
 uint16_t sf_sched_site(uint32_t func, uint32_t param) {
   return (uint16_t)((func * 16u + param) % SF_SCHED_SITES);
 }

@@ -57,6 +57,8 @@ sf_mutation sf_sched_pick(sf_schedule *s, sf_rng *r, uint32_t ncalls, bool has_d
  * smaller than the input it was made from; site: the argument site it
  * changed (sf_sched_site) or SF_SCHED_NO_SITE. */
 void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op, bool shrank, uint16_t site);
+/* Is hash one of the outputs remembered and not yet credited? */
+bool sf_sched_is_output(const sf_schedule *s, uint64_t hash);
 /* The site of parameter param of function func. */
 uint16_t sf_sched_site(uint32_t func, uint32_t param);
 /* How well changing a site has paid: its decayed rate of new inputs per

@@ -223,6 +223,59 @@ static void test_deterministic_and_reusable(void **state) {
   }
 }
 
+/* Each call made is counted and timed for its function, and while a counter
+ * is set, the edges it reports after a call of the functions listed are
+ * credited to that function (those before such a call to none). */
+static uint32_t fake_edges[8], nfake;
+static uint32_t fake_new_edges(void) {
+  return nfake < 8 ? fake_edges[nfake++] : 0;
+}
+
+static void test_call_stats(void **state) {
+  fixture *f = *state;
+  uint32_t new_fn = (uint32_t)sf_api_find_func(f->api, "obj_new"),
+           sum_fn = (uint32_t)sf_api_find_func(f->api, "obj_sum"),
+           free_fn = (uint32_t)sf_api_find_func(f->api, "obj_free");
+  const sf_call_stats *st = sf_exec_call_stats(f->x);
+  run_text(f, "h1 = obj_new(1); obj_sum(h1, \"abc\"); obj_free(h1);");
+  assert_int_equal(st[new_fn].calls, 1);
+  assert_int_equal(st[sum_fn].calls, 1);
+  assert_int_equal(st[free_fn].calls, 1);
+  assert_true(st[new_fn].ticks > 0 && st[sum_fn].ticks > 0);
+  assert_int_equal(st[new_fn].first_edges + st[sum_fn].first_edges, 0); /* not counted */
+  /* Counted around obj_new and obj_free: obj_new reaches 5 new edges,
+   * obj_sum (not asked about) 2, obj_new again none, obj_free 7. */
+  static const uint32_t edges[] = {0, 5, 2, 0, 0, 7};
+  memcpy(fake_edges, edges, sizeof edges);
+  nfake = 0;
+  bool funcs[64] = {false};
+  funcs[new_fn] = funcs[free_fn] = true;
+  sf_exec_count_edges(f->x, fake_new_edges, funcs);
+  run_text(f, "h1 = obj_new(1); obj_sum(h1, \"abc\"); h2 = obj_new(2); obj_free(h1);");
+  assert_int_equal(nfake, 6);
+  assert_int_equal(st[new_fn].calls, 3);
+  assert_int_equal(st[new_fn].first_edges, 5);
+  assert_int_equal(st[sum_fn].first_edges, 0);
+  assert_int_equal(st[free_fn].first_edges, 7);
+  assert_int_equal(sf_exec_counted_edges(f->x), 14);
+  /* Stopped: nothing more is asked or credited; a new counter starts a new
+   * total; without a list every call is asked about. */
+  sf_exec_count_edges(f->x, NULL, NULL);
+  run_text(f, "h1 = obj_new(1);");
+  assert_int_equal(nfake, 6);
+  assert_int_equal(st[new_fn].first_edges, 5);
+  static const uint32_t more[] = {1, 3, 0, 4};
+  memcpy(fake_edges, more, sizeof more);
+  nfake = 0;
+  sf_exec_count_edges(f->x, fake_new_edges, NULL);
+  assert_int_equal(sf_exec_counted_edges(f->x), 0);
+  run_text(f, "h1 = obj_new(1); obj_sum(h1, \"abc\");");
+  assert_int_equal(nfake, 4);
+  assert_int_equal(st[sum_fn].first_edges, 4);
+  assert_int_equal(sf_exec_counted_edges(f->x), 8);
+  sf_exec_count_edges(f->x, NULL, NULL);
+}
+
 static void test_missing_symbol(void **state) {
   fixture *f = *state;
   sf_api *api = parse_api_text("api m; func void not_there(int x);");
@@ -565,6 +618,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_released_results, setup, teardown),
       cmocka_unit_test_setup_teardown(test_failed_destructor_still_consumes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_deterministic_and_reusable, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_call_stats, setup, teardown),
       cmocka_unit_test_setup_teardown(test_missing_symbol, setup, teardown),
       cmocka_unit_test(test_ensures_holds_and_fails),
       cmocka_unit_test(test_unknown_is_not_a_violation),

@@ -1003,6 +1003,121 @@ static void test_answer_trial(void **state) {
   sf_api_free(api);
 }
 
+/* Calls of a costly function that finds nothing are inserted less often and
+ * removed first, once the mutator knows their cost; a costly one that finds
+ * keeps its share; until then every function is as likely. */
+static uint32_t count_func_calls(const sf_seq *s, uint32_t fi) {
+  uint32_t n = 0;
+  for (uint32_t ci = 0; ci < s->ncalls; ci++)
+    n += s->calls[ci].func == fi;
+  return n;
+}
+
+/* Of 1500 outputs of m's mutation of in: how many have more calls of fi than
+ * in, and how many fewer. */
+static uint32_t more_calls(sf_mutator *m, const sf_buf *in, uint32_t fi, uint32_t *fewer) {
+  sf_seq s, base;
+  sf_seq_init(&s, demo);
+  sf_seq_init(&base, demo);
+  assert_int_equal(sf_seq_decode(&base, demo, in->data, in->len), SF_DECODE_OK);
+  uint32_t had = count_func_calls(&base, fi), more = 0;
+  *fewer = 0;
+  uint8_t out[4096];
+  for (uint64_t seed = 0; seed < 1500; seed++) {
+    size_t n = sf_mutator_mutate(m, in->data, in->len, out, sizeof out, seed);
+    check_output(demo, &s, out, n, sizeof out, 32);
+    uint32_t c = count_func_calls(&s, fi);
+    more += c > had;
+    *fewer += c < had;
+  }
+  sf_seq_free(&s);
+  sf_seq_free(&base);
+  return more;
+}
+
+static void test_costly_calls(void **state) {
+  (void)state;
+  uint32_t compact = (uint32_t)sf_api_find_func(demo, "kv_compact");
+  sf_call_stats *st = calloc(demo->nfuncs, sizeof *st);
+  assert_non_null(st);
+  sf_buf in = {0};
+  encode_text("h1 = kv_open(8, 0);\nkv_put(h1, \"a\", \"x\");\nkv_compact(h1);\n"
+              "kv_put(h1, \"b\", \"y\");\nkv_compact(h1);\nkv_count(h1);\n",
+              &in);
+  sf_mutator_options ins = {.max_calls = 32, .only = SF_MUT_INSERT, .no_equivalence = true};
+  sf_mutator_options rem = {.max_calls = 32, .only = SF_MUT_REMOVE, .no_equivalence = true};
+  sf_mutator_options chg = {.max_calls = 32, .only = SF_MUT_CHANGE, .no_equivalence = true};
+  sf_mutator *mi = sf_mutator_new(demo, &ins), *mr = sf_mutator_new(demo, &rem),
+             *mc = sf_mutator_new(demo, &chg);
+  assert_non_null(mi);
+  assert_non_null(mr);
+  assert_non_null(mc);
+  uint32_t fewer0, fewer1, fewer2, shed0, shed1;
+  uint32_t before = more_calls(mi, &in, compact, &fewer0);
+  more_calls(mc, &in, compact, &shed0);
+  more_calls(mr, &in, compact, &fewer0);
+  /* Every function called 100 times at 100 ticks a call; kv_compact at
+   * 10,000 (about 11 times the mean), finding nothing while kv_put finds.
+   * At 10^10 ticks a second kv_compact's calls take a microsecond: too
+   * little to matter. At 10^9, 10 us. */
+  uint32_t put = (uint32_t)sf_api_find_func(demo, "kv_put");
+  for (uint32_t f = 0; f < demo->nfuncs; f++)
+    st[f] = (sf_call_stats){100, f == compact ? 1000000 : 10000, f == put ? 3 : 0};
+  sf_mutator_note_call_stats(mi, st, 1e10);
+  assert_true(sf_mutator_call_weight(mi, compact) == 1.0);
+  sf_mutator_note_call_stats(mi, st, 0); /* unknown: as likely */
+  assert_true(sf_mutator_call_weight(mi, compact) == 1.0);
+  for (uint32_t f = 0; f < demo->nfuncs; f++) {
+    st[f].calls += 100;
+    st[f].ticks += f == compact ? 1000000 : 10000;
+  }
+  sf_mutator_note_call_stats(mi, st, 1e9);
+  sf_mutator_note_call_stats(mr, st, 1e9);
+  sf_mutator_note_call_stats(mc, st, 1e9);
+  assert_true(sf_mutator_call_weight(mi, compact) < 0.25);
+  assert_true(sf_mutator_call_weight(mi, compact) >= 1.0 / 16);
+  for (uint32_t f = 0; f < demo->nfuncs; f++)
+    if (f != compact) assert_true(sf_mutator_call_weight(mi, f) == 1.0);
+  uint32_t after = more_calls(mi, &in, compact, &fewer1);
+  more_calls(mr, &in, compact, &fewer2);
+  more_calls(mc, &in, compact, &shed1);
+  if (getenv("TEST_VERBOSE"))
+    fprintf(stderr,
+            "kv_compact inserted in %u -> %u outputs, removed in %u -> %u, shed in %u -> %u\n",
+            before, after, fewer0, fewer2, shed0, shed1);
+  /* 1 in 13 functions before, a fifth of that after; a removal takes one of
+   * the two calls of kv_compact (or the kv_open they need) half of the time
+   * before, about two thirds after. */
+  assert_true(before > 60);
+  assert_true(after * 2 < before);
+  assert_true(fewer2 > fewer0 + 120);
+  /* Any mutation's output sheds one of them now and then (a change alone
+   * never removes a call). */
+  assert_int_equal(shed0, 0);
+  assert_true(shed1 > 300);
+  /* The same cost, but its calls now reach new edges: its share is back. */
+  for (uint32_t f = 0; f < demo->nfuncs; f++) {
+    st[f].calls += 100;
+    st[f].ticks += f == compact ? 1000000 : 10000;
+    st[f].first_edges += f == compact ? 50 : 1;
+  }
+  sf_mutator_note_call_stats(mi, st, 1e9);
+  assert_true(sf_mutator_call_weight(mi, compact) == 1.0);
+  /* While nothing finds anything, nothing is weighed down. */
+  sf_mutator *mz = sf_mutator_new(demo, &ins);
+  assert_non_null(mz);
+  for (uint32_t f = 0; f < demo->nfuncs; f++)
+    st[f] = (sf_call_stats){100, f == compact ? 1000000 : 10000, 0};
+  sf_mutator_note_call_stats(mz, st, 1e9);
+  assert_true(sf_mutator_call_weight(mz, compact) == 1.0);
+  sf_mutator_free(mz);
+  sf_mutator_free(mi);
+  sf_mutator_free(mr);
+  sf_mutator_free(mc);
+  sf_buf_free(&in);
+  free(st);
+}
+
 int main(void) {
   demo = load_api_file(DEMO_API);
   const struct CMUnitTest tests[] = {
@@ -1025,6 +1140,7 @@ int main(void) {
       cmocka_unit_test(test_deterministic),
       cmocka_unit_test(test_ownership_respected),
       cmocka_unit_test(test_answer_trial),
+      cmocka_unit_test(test_costly_calls),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   sf_api_free(demo);
