@@ -38,12 +38,12 @@ static inline uint64_t sf_rng_below(sf_rng *r, uint64_t n) {
   return n ? sf_rng_next(r) % n : 0;
 }
 
-/* True with probability num/den. */
 /* Uniform in [0, 1). */
 static inline double sf_rng_unit(sf_rng *r) {
   return (double)(sf_rng_next(r) >> 11) * 0x1.0p-53;
 }
 
+/* True with probability num/den. */
 static inline bool sf_rng_chance(sf_rng *r, uint32_t num, uint32_t den) {
   return sf_rng_below(r, den) < num;
 }

@@ -99,14 +99,12 @@ struct sf_mutator {
   sf_schedule sched;    /* which mutation next (schedule.h) */
   sf_mutation last_mut; /* the mutation that made m->next */
   uint16_t last_site;   /* the argument site it changed (schedule.h) */
-  /* Functions weighed by what their calls cost and find (weights.c), per
-   * function: decayed calls, ticks and first-reached edges; the weights
-   * and their running sums; the counters last noted. on: some weight < 1. */
+  /* Functions weighed by what their calls cost and find (weights.c). on:
+   * some weight < 1. */
   struct {
-    double *calls, *ticks, *edges, *weight, *cumulative;
-    sf_call_stats *last;
-    bool *costly; /* sf_mutator_costly_calls */
-    double found; /* new edges of the mutator's outputs lately (decayed) */
+    struct sf_func_weight *func; /* per function */
+    bool *costly;                /* per function: sf_mutator_costly_calls */
+    double found;                /* new edges of the mutator's outputs lately (decayed) */
     bool on;
   } weights;
 };
@@ -166,7 +164,9 @@ void sf_mut_weights_free(sf_mutator *m);
 uint32_t sf_mut_weighted_func(sf_mutator *m);
 /* A call of s to remove, costly ones (low weight) likelier. s has calls. */
 uint32_t sf_mut_costly_call(sf_mutator *m, const sf_seq *s);
-/* Drop from s, with the chance 1 - its weight, one call of a costly
+/* Has s a call of a function weighed down now? */
+bool sf_mut_has_costly_call(const sf_mutator *m, const sf_seq *s);
+/* Drop from valid s, with the chance 1 - its weight, one call of a costly
  * function whose values nothing but a destructor uses (and that
  * destructor): an entry keeps such calls through every mutation but
  * removals, and each run pays for them. scratch is overwritten (swapped

@@ -605,7 +605,6 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
   }
 }
 
-/* Repair, bound the length, encode into out. */
 /* Make candidate s valid (calls using what is gone are dropped). */
 static void repair(sf_mutator *m, sf_seq *s) {
   /* Most candidates are valid as built; repairing copies the whole sequence. */
@@ -616,6 +615,7 @@ static void repair(sf_mutator *m, sf_seq *s) {
   }
 }
 
+/* Repair, bound the length, encode into out. */
 size_t sf_mut_finish(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size) {
   if (max_size < SF_HEADER_SIZE) return 0;
   repair(m, s);
@@ -702,7 +702,7 @@ static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, size_t in_size,
     default:
       rc = mut_insert(m, true);
     }
-    if (!rc && m->weights.on) { /* the candidate valid first: shedding copies it */
+    if (!rc && sf_mut_has_costly_call(m, &m->next)) { /* valid first: shedding copies it */
       repair(m, &m->next);
       if (sf_mut_shed_costly(m, &m->next, &m->other) < 0) rc = -1;
     }

@@ -122,9 +122,10 @@ void sf_mutator_note_run(sf_mutator *m, const sf_feedback *fb);
  * converts their ticks, 0 if unknown), noted about once a second: a
  * function whose calls cost more than twice the mean call and 5 us or more
  * (a cheaper call is lost in an execution's fixed costs), and reached no
- * new edge lately, is inserted less often, the more so the costlier (down
- * to a sixteenth), and its calls are removed first. Until then every
- * function is as likely. */
+ * new edge for about 45 s while other calls find, is inserted less often,
+ * the more so the costlier (down to a sixteenth), its calls are removed
+ * first, and an output drops one of them now and then when nothing but a
+ * destructor uses what it made. Until then every function is as likely. */
 void sf_mutator_note_call_stats(sf_mutator *m, const sf_call_stats *stats, double ticks_per_second);
 /* Function fi's weight now: 1, or less for a costly one (statistics). */
 double sf_mutator_call_weight(const sf_mutator *m, uint32_t fi);

@@ -31,30 +31,26 @@
 #define COSTLY_SECONDS 5e-6
 #define MIN_WEIGHT     (1.0 / 16)
 
+/* What is known of one function: decayed calls, ticks and first-reached
+ * edges; its weight and the running sum of the weights up to it; the
+ * executor's counters when last noted. */
+struct sf_func_weight {
+  double calls, ticks, edges, weight, cumulative;
+  sf_call_stats last;
+};
+
 int sf_mut_weights_init(sf_mutator *m) {
   uint32_t n = m->api->nfuncs;
-  m->weights.calls = calloc(n + 1, sizeof *m->weights.calls);
-  m->weights.ticks = calloc(n + 1, sizeof *m->weights.ticks);
-  m->weights.edges = calloc(n + 1, sizeof *m->weights.edges);
-  m->weights.weight = calloc(n + 1, sizeof *m->weights.weight);
-  m->weights.cumulative = calloc(n + 1, sizeof *m->weights.cumulative);
-  m->weights.last = calloc(n + 1, sizeof *m->weights.last);
+  m->weights.func = calloc(n + 1, sizeof *m->weights.func);
   m->weights.costly = calloc(n + 1, sizeof *m->weights.costly);
-  if (!m->weights.calls || !m->weights.ticks || !m->weights.edges || !m->weights.weight ||
-      !m->weights.cumulative || !m->weights.last || !m->weights.costly)
-    return -1;
+  if (!m->weights.func || !m->weights.costly) return -1;
   for (uint32_t f = 0; f < n; f++)
-    m->weights.weight[f] = 1;
+    m->weights.func[f].weight = 1;
   return 0;
 }
 
 void sf_mut_weights_free(sf_mutator *m) {
-  free(m->weights.calls);
-  free(m->weights.ticks);
-  free(m->weights.edges);
-  free(m->weights.weight);
-  free(m->weights.cumulative);
-  free(m->weights.last);
+  free(m->weights.func);
   free(m->weights.costly);
 }
 
@@ -63,7 +59,8 @@ void sf_mutator_note_call_stats(sf_mutator *m, const sf_call_stats *stats,
   uint32_t n = m->api->nfuncs;
   double calls = 0, ticks = 0, edges = 0;
   for (uint32_t f = 0; f < n; f++) {
-    sf_call_stats *last = &m->weights.last[f];
+    struct sf_func_weight *fw = &m->weights.func[f];
+    sf_call_stats *last = &fw->last;
     /* Counters only grow; a smaller one is another executor's: start over. */
     bool fresh = stats[f].calls < last->calls || stats[f].ticks < last->ticks ||
                  stats[f].first_edges < last->first_edges;
@@ -72,12 +69,12 @@ void sf_mutator_note_call_stats(sf_mutator *m, const sf_call_stats *stats,
     double de =
         fresh ? (double)stats[f].first_edges : (double)(stats[f].first_edges - last->first_edges);
     *last = stats[f];
-    m->weights.calls[f] = m->weights.calls[f] * DECAY + dc;
-    m->weights.ticks[f] = m->weights.ticks[f] * DECAY + dt;
-    m->weights.edges[f] = m->weights.edges[f] * EDGES_DECAY + de;
-    calls += m->weights.calls[f];
-    ticks += m->weights.ticks[f];
-    edges += m->weights.edges[f];
+    fw->calls = fw->calls * DECAY + dc;
+    fw->ticks = fw->ticks * DECAY + dt;
+    fw->edges = fw->edges * EDGES_DECAY + de;
+    calls += fw->calls;
+    ticks += fw->ticks;
+    edges += fw->edges;
   }
   double mean = calls > 0 ? ticks / calls : 0, sum = 0;
   /* While the campaign finds nothing (no new edges in the mutator's outputs
@@ -87,21 +84,22 @@ void sf_mutator_note_call_stats(sf_mutator *m, const sf_call_stats *stats,
   m->weights.found *= EDGES_DECAY;
   m->weights.on = false;
   for (uint32_t f = 0; f < n; f++) {
-    double w = 1, c = m->weights.calls[f], t = m->weights.ticks[f];
+    struct sf_func_weight *fw = &m->weights.func[f];
+    double w = 1, c = fw->calls, t = fw->ticks;
     m->weights.costly[f] = false;
     if (mean > 0 && ticks_per_second > 0 && c >= MIN_CALLS && t > 0) {
       double ratio = t / c / mean, seconds = t / c / ticks_per_second;
       m->weights.costly[f] = ratio > COSTLY && seconds >= COSTLY_SECONDS;
-      bool finds = m->weights.edges[f] >= FINDS; /* an edge in the last ~45 s */
+      bool finds = fw->edges >= FINDS; /* an edge in the last ~45 s */
       if (m->weights.costly[f] && !finds && others_find) {
         w = COSTLY / ratio;
         if (w < MIN_WEIGHT) w = MIN_WEIGHT;
         m->weights.on = true;
       }
     }
-    m->weights.weight[f] = w;
+    fw->weight = w;
     sum += w;
-    m->weights.cumulative[f] = sum;
+    fw->cumulative = sum;
   }
 }
 
@@ -110,17 +108,17 @@ const bool *sf_mutator_costly_calls(const sf_mutator *m) {
 }
 
 double sf_mutator_call_weight(const sf_mutator *m, uint32_t fi) {
-  return m->weights.on ? m->weights.weight[fi] : 1.0;
+  return m->weights.on ? m->weights.func[fi].weight : 1.0;
 }
 
 uint32_t sf_mut_weighted_func(sf_mutator *m) {
   uint32_t n = m->api->nfuncs;
   if (!m->weights.on || n == 0) return sf_mut_random_func(m);
-  double x = sf_rng_unit(&m->rng) * m->weights.cumulative[n - 1];
+  double x = sf_rng_unit(&m->rng) * m->weights.func[n - 1].cumulative;
   uint32_t lo = 0, hi = n - 1;
   while (lo < hi) { /* the first f with cumulative[f] > x */
     uint32_t mid = lo + (hi - lo) / 2;
-    if (m->weights.cumulative[mid] > x)
+    if (m->weights.func[mid].cumulative > x)
       hi = mid;
     else
       lo = mid + 1;
@@ -153,6 +151,12 @@ static bool made_values_used(const sf_seq *s, uint32_t ci) {
           a[i].bits < hi)
         return true;
   }
+  return false;
+}
+
+bool sf_mut_has_costly_call(const sf_mutator *m, const sf_seq *s) {
+  for (uint32_t ci = 0; m->weights.on && ci < s->ncalls; ci++)
+    if (m->weights.func[s->calls[ci].func].weight < 1) return true;
   return false;
 }
 
