@@ -118,6 +118,11 @@ uint64_t sf_mut_gen_prim(sf_mutator *m, const sf_param *p);
  * before p set (NULL: unknown). */
 int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param *p,
                      const sf_arg *args, sf_arg *a);
+/* After argument pi of call ci of s took another call's bytes by name
+ * (m->reuse_call), its other named string and buffer arguments take that
+ * call's too: a login changed to another account's name takes that
+ * account's password. -1 on OOM. */
+int sf_mut_follow_reuse(sf_mutator *m, sf_seq *s, uint32_t ci, uint32_t pi);
 /* Has f a string or buffer parameter that a walk (m->burst) can give the
  * values of earlier calls to? */
 bool sf_mut_walkable(const sf_mutator *m, const sf_seq *s, const sf_func *f);

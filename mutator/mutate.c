@@ -500,6 +500,7 @@ static int mut_arg(sf_mutator *m, bool document_only) {
       }
       *a = na; /* repair fixes lengths, NULs and element canonical forms */
       if (link && change_linked(m, s, ci, i)) return -1;
+      if (sf_rng_chance(&m->rng, 3, 4) && sf_mut_follow_reuse(m, s, ci, i)) return -1;
     } else if (m->byte_mutator && sf_kind_size(p->kind) && sf_rng_chance(&m->rng, 1, 8)) {
       /* The engine's byte mutations on the value's bytes (little endian). */
       m->last_op = "change-engine";

@@ -158,19 +158,31 @@ static bool same_role(const sf_seq *s, uint32_t ci, uint32_t i, const sf_param *
          strcmp(p->name, like->name) == 0 && sf_seq_args(s, ci)[i].len;
 }
 
+/* The bytes of the argument named like like's of the call an earlier
+ * argument of the call being made took its bytes from (m->reuse_call): a
+ * user's password. False when there is none. */
+static bool reuse_from_call(sf_mutator *m, const sf_seq *s, sf_buf *out, const sf_param *like) {
+  if (!like || !like->name || m->reuse_call >= s->ncalls) return false;
+  for (uint32_t i = 0; i < sf_seq_func(s, m->reuse_call)->nparams; i++)
+    if (same_role(s, m->reuse_call, i, like)) {
+      const sf_arg *a = &sf_seq_args(s, m->reuse_call)[i];
+      sf_buf_append(out, sf_seq_bytes(s, a), a->len);
+      return true;
+    }
+  return false;
+}
+
 static void reuse_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, const sf_param *like) {
   sf_rng *r = &m->rng;
   if (like && like->name && sf_rng_chance(r, 2, 3)) {
+    if (reuse_from_call(m, s, out, like)) return;
+    /* One of all the calls' at random (not the first call's: a login must
+     * reach every account). */
     uint32_t seen = 0, pick_call = 0, pick_param = 0;
-    /* The call an earlier argument of this call was taken from first. */
-    if (m->reuse_call < s->ncalls)
-      for (uint32_t i = 0; i < sf_seq_func(s, m->reuse_call)->nparams && !seen; i++)
-        if (same_role(s, m->reuse_call, i, like))
-          seen = 1, pick_call = m->reuse_call, pick_param = i;
-    for (uint32_t ci = 0; ci < s->ncalls && !seen; ci++)
+    for (uint32_t ci = 0; ci < s->ncalls; ci++)
       for (uint32_t i = 0; i < sf_seq_func(s, ci)->nparams; i++)
         if (same_role(s, ci, i, like) && sf_rng_below(r, ++seen) == 0)
-          pick_call = ci, pick_param = i; /* one at random */
+          pick_call = ci, pick_param = i;
     if (seen) {
       const sf_arg *a = &sf_seq_args(s, pick_call)[pick_param];
       sf_buf_append(out, sf_seq_bytes(s, a), a->len);
@@ -189,6 +201,28 @@ static void reuse_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, const sf_pa
     sf_buf_append(out, sf_seq_bytes(s, a), a->len);
     return;
   }
+}
+
+int sf_mut_follow_reuse(sf_mutator *m, sf_seq *s, uint32_t ci, uint32_t pi) {
+  uint32_t from = m->reuse_call;
+  if (from >= s->ncalls || from == ci) return 0;
+  const sf_func *f = sf_seq_func(s, ci);
+  for (uint32_t j = 0; j < f->nparams; j++) {
+    const sf_param *like = &f->params[j];
+    if (j == pi || !sf_param_is_input(like) ||
+        !(like->kind == SF_STRING || like->kind == SF_BUFFER) ||
+        (like->flags & (SF_P_CALLBACK | SF_P_VTABLE)) || !like->name)
+      continue;
+    for (uint32_t k = 0; k < sf_seq_func(s, from)->nparams; k++) {
+      if (!same_role(s, from, k, like)) continue;
+      const sf_arg *src = &sf_seq_args(s, from)[k];
+      sf_arg *dst = &sf_seq_args(s, ci)[j];
+      if (sf_seq_set_bytes(s, dst, sf_seq_bytes(s, src), src->len)) return -1;
+      if (like->kind == SF_STRING) dst->bits = 0; /* not NULL */
+      break;
+    }
+  }
+  return 0;
 }
 
 /* A list ("a,b,c", which a parser splits): 2 to 15 names of letters and
@@ -251,6 +285,12 @@ static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max
   sf_rng *r = &m->rng;
   sf_buf_reset(out);
   uint32_t choice = (uint32_t)sf_rng_below(r, 10);
+  /* A call's named arguments come from one earlier call, mostly. */
+  if (like && m->reuse_call < s->ncalls && sf_rng_chance(r, 3, 4) &&
+      reuse_from_call(m, s, out, like)) {
+    if (out->len > max_len) out->len = (size_t)max_len;
+    return;
+  }
   if (m->nseps && sf_rng_chance(r, 1, 8)) {
     gen_list(m, out);
     if (out->len > max_len) out->len = (size_t)max_len;

@@ -588,6 +588,73 @@ static void test_producer_bytes(void **state) {
   sf_api_free(api);
 }
 
+static const char accounts_api[] = "api t;\nhandle srv = \"void\";\n"
+                                   "func srv *srv_new(void) error null;\n"
+                                   "func int add_user(srv *s, string user, string pass);\n"
+                                   "func int login(srv *s, string user, string pass);\n";
+
+/* Mutations `only` of the sequence text (accounts alice and bob, then maybe
+ * a login), seeds 0 to 2999: of the outputs of four calls that end with a
+ * login and keep both accounts, as[k] log in as account k (alice, bob),
+ * paired[k] of them with its password. */
+static void count_logins(sf_mutation only, const char *text, int as[2], int paired[2]) {
+  static const char *const users[2] = {"alice", "bob"}, *const passwords[2] = {"pw-a", "pw-b"};
+  sf_api *api = parse_api_text(accounts_api);
+  sf_buf in = {0};
+  sf_seq s;
+  sf_seq_init(&s, api);
+  parse_seq_ok(&s, api, text);
+  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  sf_mutator_options opt = {.only = only, .no_equivalence = true};
+  sf_mutator *m = sf_mutator_new(api, &opt);
+  uint8_t out[4096];
+  as[0] = as[1] = paired[0] = paired[1] = 0;
+  for (uint64_t seed = 0; seed < 3000; seed++) {
+    size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+    check_output(api, &s, out, n, sizeof out, 64);
+    if (s.ncalls != 4 || strcmp(sf_seq_func(&s, 3)->name, "login") || !arg_is(&s, 1, 1, users[0]) ||
+        !arg_is(&s, 2, 1, users[1]))
+      continue;
+    for (int k = 0; k < 2; k++)
+      if (arg_is(&s, 3, 1, users[k])) {
+        as[k]++;
+        paired[k] += arg_is(&s, 3, 2, passwords[k]);
+      }
+  }
+  if (getenv("TEST_VERBOSE"))
+    fprintf(stderr, "logins as alice %d (%d with her password), as bob %d (%d)\n", as[0], paired[0],
+            as[1], paired[1]);
+  sf_mutator_free(m);
+  sf_seq_free(&s);
+  sf_buf_free(&in);
+  sf_api_free(api);
+}
+
+#define ACCOUNTS                                                                                   \
+  "h1 = srv_new();\nadd_user(h1, \"alice\", \"pw-a\");\nadd_user(h1, \"bob\", \"pw-b\");\n"
+
+/* A new login takes a name put by any earlier call, not the first one's
+ * alone, and mostly the password put with it. */
+static void test_new_login_reaches_every_account(void **state) {
+  (void)state;
+  int as[2], paired[2];
+  count_logins(SF_MUT_EXTEND, ACCOUNTS, as, paired);
+  assert_true(as[0] > 30 && as[1] > 30);
+  assert_true(as[1] < 2 * as[0] && as[0] < 2 * as[1]);          /* first call only: 421 and 44 */
+  assert_true(paired[0] + paired[1] > (as[0] + as[1]) * 2 / 3); /* without: 223 of 465 */
+}
+
+/* A login whose user is changed to another account's name takes that
+ * account's password with it (sf_mut_follow_reuse): one change reaches
+ * the other account, where two changes in one step would be needed. */
+static void test_changed_login_takes_its_password(void **state) {
+  (void)state;
+  int as[2], paired[2];
+  count_logins(SF_MUT_CHANGE, ACCOUNTS "login(h1, \"alice\", \"pw-a\");\n", as, paired);
+  assert_true(as[1] > 20);
+  assert_true(paired[1] > as[1] / 2); /* without: none */
+}
+
 static void test_legality_filter(void **state) {
   (void)state;
   sf_buf in = {0};
@@ -1126,6 +1193,8 @@ int main(void) {
       cmocka_unit_test(test_bursts),
       cmocka_unit_test(test_separator_lists),
       cmocka_unit_test(test_producer_bytes),
+      cmocka_unit_test(test_new_login_reaches_every_account),
+      cmocka_unit_test(test_changed_login_takes_its_password),
       cmocka_unit_test(test_schedule_learns),
       cmocka_unit_test(test_schedule_prefers_new_code),
       cmocka_unit_test(test_schedule_credit_through_mutator),
