@@ -158,18 +158,21 @@ static bool same_role(const sf_seq *s, uint32_t ci, uint32_t i, const sf_param *
          strcmp(p->name, like->name) == 0 && sf_seq_args(s, ci)[i].len;
 }
 
+/* The argument of call ci of s in like's role, or NULL. */
+static const sf_arg *role_arg(const sf_seq *s, uint32_t ci, const sf_param *like) {
+  for (uint32_t i = 0; i < sf_seq_func(s, ci)->nparams; i++)
+    if (same_role(s, ci, i, like)) return &sf_seq_args(s, ci)[i];
+  return NULL;
+}
+
 /* The bytes of the argument named like like's of the call an earlier
  * argument of the call being made took its bytes from (m->reuse_call): a
  * user's password. False when there is none. */
 static bool reuse_from_call(sf_mutator *m, const sf_seq *s, sf_buf *out, const sf_param *like) {
   if (!like || !like->name || m->reuse_call >= s->ncalls) return false;
-  for (uint32_t i = 0; i < sf_seq_func(s, m->reuse_call)->nparams; i++)
-    if (same_role(s, m->reuse_call, i, like)) {
-      const sf_arg *a = &sf_seq_args(s, m->reuse_call)[i];
-      sf_buf_append(out, sf_seq_bytes(s, a), a->len);
-      return true;
-    }
-  return false;
+  const sf_arg *a = role_arg(s, m->reuse_call, like);
+  if (a) sf_buf_append(out, sf_seq_bytes(s, a), a->len);
+  return a != NULL;
 }
 
 static void reuse_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, const sf_param *like) {
@@ -213,14 +216,11 @@ int sf_mut_follow_reuse(sf_mutator *m, sf_seq *s, uint32_t ci, uint32_t pi) {
         !(like->kind == SF_STRING || like->kind == SF_BUFFER) ||
         (like->flags & (SF_P_CALLBACK | SF_P_VTABLE)) || !like->name)
       continue;
-    for (uint32_t k = 0; k < sf_seq_func(s, from)->nparams; k++) {
-      if (!same_role(s, from, k, like)) continue;
-      const sf_arg *src = &sf_seq_args(s, from)[k];
-      sf_arg *dst = &sf_seq_args(s, ci)[j];
-      if (sf_seq_set_bytes(s, dst, sf_seq_bytes(s, src), src->len)) return -1;
-      if (like->kind == SF_STRING) dst->bits = 0; /* not NULL */
-      break;
-    }
+    const sf_arg *src = role_arg(s, from, like);
+    if (!src) continue;
+    sf_arg *dst = &sf_seq_args(s, ci)[j];
+    if (sf_seq_set_bytes(s, dst, sf_seq_bytes(s, src), src->len)) return -1;
+    if (like->kind == SF_STRING) dst->bits = 0; /* not NULL */
   }
   return 0;
 }
