@@ -74,6 +74,7 @@ void *afl_custom_init(void *afl, unsigned int seed) {
   sf_options opt;
   sf_options_from_env(&opt);
   sf_mutator_options mo = {.max_calls = (uint32_t)opt.max_calls,
+                           .len_control = (uint32_t)opt.len_control,
                            .no_legality = !opt.legality,
                            .no_equivalence = !opt.equivalence,
                            .no_compares = !opt.compares,

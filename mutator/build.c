@@ -123,7 +123,7 @@ static bool splice_provider(sf_mutator *m, sf_seq *s, uint32_t htype) {
     if (!e || sf_seq_decode(&m->other, m->api, e->data, e->size) != SF_DECODE_OK) return false;
     uint32_t ext = sf_pool_extendable(e);
     uint32_t upto = ext < m->other.ncalls ? ext : m->other.ncalls;
-    if (upto == 0 || s->ncalls + upto > m->opt.max_calls) continue;
+    if (upto == 0 || s->ncalls + upto > m->len_cap) continue;
     bool has = false;
     for (uint32_t v = 0; v < m->other.nvals && !has; v++)
       has = m->other.vals[v].htype == htype && m->other.vals[v].call < upto &&

@@ -29,6 +29,11 @@ struct sf_mutator {
   sf_pool *pool;
   sf_hashset *emitted; /* canonical forms emitted (bounded) */
   sf_mutator_stats stats;
+  /* Length control (opt.len_control): the longest output for now, at most
+   * opt.max_calls, and the output count when a corpus entry last reached
+   * new code. */
+  uint32_t len_cap;
+  uint64_t last_new_at;
   const char *last_op;
   /* Reusable flags: of the input being mutated (by its value ids) and of the
    * sequence being built (by its value ids). */

@@ -29,6 +29,8 @@ sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
   m->trials_seen = sf_hashset_new(1 << 12);
   if (!m->pool || !m->emitted || !m->trials_seen || sf_mut_weights_init(m)) goto oom;
   if (m->opt.max_calls > SF_SEQ_MAX_CALLS) m->opt.max_calls = SF_SEQ_MAX_CALLS;
+  m->len_cap = m->opt.len_control && m->opt.max_calls > SF_LEN_CAP_START ? SF_LEN_CAP_START
+                                                                         : m->opt.max_calls;
   sf_seq_init(&m->cur, api);
   sf_seq_init(&m->next, api);
   sf_seq_init(&m->other, api);
@@ -152,7 +154,9 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
     if (own && m->scratch.new_edges != SF_FB_EDGES_UNKNOWN)
       m->weights.found += m->scratch.new_edges; /* weights.c: do calls find? */
     m->stats.probes++;
-    sf_sched_new_input(&m->sched, h, reached_new_code(&m->scratch)); /* credit its mutation */
+    bool new_code = reached_new_code(&m->scratch);
+    if (new_code) m->last_new_at = m->stats.mutations; /* length control */
+    sf_sched_new_input(&m->sched, h, new_code);        /* credit its mutation */
     e = sf_pool_add(m->pool, d, n, &m->scratch);
     sf_mut_absorb_cmp(m, &m->scratch);
     sf_mut_stateful_new_input(m, h, &m->scratch);
@@ -173,7 +177,9 @@ void sf_mutator_meet(sf_mutator *m, const uint8_t *data, size_t size) {
 void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const sf_feedback *fb) {
   uint64_t h = sf_feedback_input_hash(data, size);
   bool is_new = !sf_pool_find(m->pool, h);
-  if (is_new) sf_sched_new_input(&m->sched, h, !sf_feedback_valid(fb, h) || reached_new_code(fb));
+  bool new_code = !sf_feedback_valid(fb, h) || reached_new_code(fb);
+  if (is_new && new_code) m->last_new_at = m->stats.mutations; /* length control */
+  if (is_new) sf_sched_new_input(&m->sched, h, new_code);
   const sf_pool_entry *e = sf_pool_add(m->pool, data, size, fb);
   if (e && is_new) sf_mut_stateful_new_input(m, h, fb);
   if (e && sf_feedback_valid(fb, h)) {
@@ -189,6 +195,7 @@ void sf_mutator_get_stats(const sf_mutator *m, sf_mutator_stats *st) {
   memcpy(st->tried, m->sched.tried, sizeof st->tried);
   memcpy(st->found, m->sched.found, sizeof st->found);
   st->states_seen = sf_pool_states_seen(m->pool);
+  st->length_cap = m->len_cap;
 }
 
 const char *sf_mutator_last_op(const sf_mutator *m) {
@@ -588,6 +595,10 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
     sf_seq_clear(&m->cur);
   }
   m->ncur_reus = m->ncur_answer_cmp = 0;
+  /* An input met longer than the cap (a seed, a fork-mode job's share of
+   * the corpus) raises it, as libFuzzer starts at its longest input. */
+  if (m->cur.ncalls > m->len_cap)
+    m->len_cap = m->cur.ncalls < m->opt.max_calls ? m->cur.ncalls : m->opt.max_calls;
   /* The failed call is cur's last once cut there. */
   m->cur_fails_last = !m->opt.no_legality && fails_last && legal <= m->cur.ncalls;
   if (!m->opt.no_legality && legal < m->cur.ncalls) {
@@ -620,7 +631,7 @@ static void repair(sf_mutator *m, sf_seq *s) {
 size_t sf_mut_finish(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size) {
   if (max_size < SF_HEADER_SIZE) return 0;
   repair(m, s);
-  sf_seq_truncate(s, m->opt.max_calls);
+  sf_seq_truncate(s, m->len_cap);
   s->observed = m->opt.observed_outputs;
   for (;;) {
     sf_buf_reset(&m->enc);
@@ -663,7 +674,7 @@ static sf_mutation next_mutation(sf_mutator *m, bool crossover) {
   if (m->opt.only != SF_MUT_MIX) return m->opt.only;
   uint32_t dc, dp;
   return sf_sched_pick(&m->sched, &m->rng, m->cur.ncalls, longest_bytes_arg(&m->cur, &dc, &dp),
-                       m->cur.ncalls < m->opt.max_calls, crossover);
+                       m->cur.ncalls < m->len_cap, crossover);
 }
 
 /* Mutate m->cur (loaded from in_size bytes) into out; first_op: the first
@@ -676,7 +687,7 @@ static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, size_t in_size,
     sf_mutation op = t == 0 ? first_op : next_mutation(m, false);
     m->last_site = SF_SCHED_NO_SITE;
     if (op == SF_MUT_SPLICE && !sf_pool_size(m->pool))
-      op = m->cur.ncalls < m->opt.max_calls ? SF_MUT_REPEAT : SF_MUT_CHANGE;
+      op = m->cur.ncalls < m->len_cap ? SF_MUT_REPEAT : SF_MUT_CHANGE;
     switch (op) {
     case SF_MUT_INSERT:
       rc = mut_insert(m, false);
@@ -742,9 +753,25 @@ static size_t next_answer_trial(sf_mutator *m, uint8_t *out, size_t max_size) {
   return 0;
 }
 
+/* Length control (mutate.h): grow the cap by log2 of itself once
+ * len_control times that log of outputs brought no corpus entry that
+ * reached new code. Entries that only hit known code more often keep
+ * coming at short lengths (a loop's count): counted, they held the cap
+ * down and a cursor's bug, which needs a dozen calls, took four times the
+ * executions. */
+static void control_length(sf_mutator *m) {
+  if (m->len_cap >= m->opt.max_calls) return;
+  uint32_t lg = 31 - (uint32_t)__builtin_clz(m->len_cap | 1);
+  if (m->stats.mutations - m->last_new_at <= (uint64_t)m->opt.len_control * lg) return;
+  m->len_cap += lg ? lg : 1;
+  if (m->len_cap > m->opt.max_calls) m->len_cap = m->opt.max_calls;
+  m->last_new_at = m->stats.mutations;
+}
+
 size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_t *out,
                          size_t max_size, uint64_t seed) {
   sf_rng_seed(&m->rng, seed);
+  control_length(m);
   size_t n = sf_mut_stateful_stage(m, out, max_size);
   if (n) return n;
   n = next_answer_trial(m, out, max_size);
@@ -756,6 +783,7 @@ size_t sf_mutator_mutate(sf_mutator *m, const uint8_t *data, size_t size, uint8_
 size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const uint8_t *d2,
                             size_t s2, uint8_t *out, size_t max_size, uint64_t seed) {
   sf_rng_seed(&m->rng, seed);
+  control_length(m);
   m->last_out_valid = false;
   uint32_t legal2;
   bool fails_last2; /* other's failed last call may stay last: splice puts it at the end */

@@ -40,8 +40,18 @@ typedef enum sf_mutation {
   SF_MUT_COUNT
 } sf_mutation;
 
+#define SF_LEN_CAP_START 8 /* length control's first cap, in calls */
+
 typedef struct sf_mutator_options {
   uint32_t max_calls; /* longest sequence produced (default 64) */
+  /* Length control, as libFuzzer's -len_control does for bytes: outputs
+   * start at most SF_LEN_CAP_START calls long (or as long as the longest
+   * input met), and the cap grows by log2 of itself whenever len_control
+   * times that log of outputs brought no corpus entry that reached new
+   * code (new edges, not only new hit counts). A short sequence
+   * runs faster, and most bugs need few calls; a long one comes when short
+   * ones stop finding. 0: max_calls from the start. */
+  uint32_t len_control;
   /* Legality pruning: an input whose run stopped at an illegal call is cut
    * before that call before it is mutated (it is never extended past it). */
   bool no_legality;
@@ -84,6 +94,7 @@ typedef struct sf_mutator_stats {
   uint64_t answer_trials;  /* outputs where a mock's answer became what it was compared with */
   uint64_t pool_size, states_seen;
   uint64_t contract_outputs; /* outputs made by the stateful testing stage */
+  uint32_t length_cap;       /* longest output for now (length control) */
   /* Per mutation: outputs, and outputs that came back as new inputs that
    * reached new code (or where the build cannot tell). */
   uint64_t tried[SF_MUT_COUNT], found[SF_MUT_COUNT];

@@ -7,13 +7,14 @@
 # stored draining queue.
 #  - The bug's sequence crashes the bug build and runs clean without the bug.
 #  - From an empty corpus with -seed=7 (the solver off: runs are then
-#    reproducible), the stage finds the bug within 200,000 runs (at 14,336
+#    reproducible), the stage finds the bug within 400,000 runs (at 14,336
 #    at 246b61d; over seeds 1-8 it finds it in 4 within 200,000 runs and in
 #    7 within 600,000, without it 0 and 2; since names are reused from every
 #    earlier call, not the first one's alone, about 48,000 and 5 of 8 within
-#    200,000 runs, without it 2, in scripts/test.sh's sanitized build; an
-#    unsanitized build's runs differ, and there seed 7 finds it without the
-#    stage too), and the
+#    200,000 runs, without it 2; with length control, sequences that start
+#    short, at 149,984, and in 6 of 8 within 400,000 runs, without it 2 of
+#    8 within 200,000 and not seed 7 within 400,000; all in scripts/test.sh's
+#    sanitized build: an unsanitized build's runs differ), and the
 #    crashing input ends with sl_take then sl_reopen on the queue taken
 #    from; without the stage (SEQFUZZ_CONTRACTS=0) the same runs find
 #    nothing.
@@ -21,7 +22,7 @@
 #    on; its report (SEQFUZZ_CONTRACTS_OUT) lists preconditions its calls
 #    refuted, and keeps the contracts that hold as grammar lines that parse
 #    once put in the grammar.
-# About 60 s on two cores.
+# About 90 s on two cores.
 set -euo pipefail
 build=$1 src=$2
 sf=$build/seqfuzz bin=$build/tests api=$src/tests/statelib.api
@@ -53,7 +54,7 @@ fuzz() {
 }
 
 # 2. The stage finds the bug; without it, the same runs do not.
-fuzz "$bin/statelib_fuzzer" 5 "$work/on" 200000 && fail "the stage did not find the bug in 200000 runs"
+fuzz "$bin/statelib_fuzzer" 5 "$work/on" 400000 && fail "the stage did not find the bug in 400000 runs"
 grep -q "heap-use-after-free" "$work/on/log" || fail "the stage's crash is not the bug: $(grep SUMMARY "$work/on/log")"
 crash=$(ls "$work/on"/crash-* | head -1)
 "$sf" show "$api" "$crash" >"$work/crash.seq"
@@ -61,7 +62,7 @@ last=$(grep -v '^observe_at_end' "$work/crash.seq" | tail -2)
 echo "$last" | grep -Eq '^(h[0-9]+) = sl_take\((h[0-9]+)\);$' || fail "no sl_take before the last call: $last"
 taken=$(echo "$last" | head -1 | sed -E 's/.*sl_take\((h[0-9]+)\);/\1/')
 echo "$last" | tail -1 | grep -qx "sl_reopen($taken);" || fail "the last call is not sl_reopen($taken): $last"
-fuzz "$bin/statelib_fuzzer" 0 "$work/off" 200000 ||
+fuzz "$bin/statelib_fuzzer" 0 "$work/off" 400000 ||
   fail "found without the stage (the library no longer needs it): $(grep SUMMARY "$work/off/log")"
 
 # 3. Without the bug: the report, and no finding.

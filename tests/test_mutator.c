@@ -494,6 +494,93 @@ static void fake_feedback(sf_feedback *fb, const sf_buf *in, uint32_t ncalls, ui
   fb->magic = SF_FB_MAGIC;
 }
 
+/* Mutate m's last output n times (from an empty sequence), telling m each
+ * output was a corpus entry that reached new code or not; the longest
+ * output and the cap after each step go to *longest and caps[]. */
+static void walk_lengths(sf_mutator *m, uint32_t n, bool new_code, uint32_t *longest,
+                         uint32_t *caps) {
+  static uint8_t cur[8192], out[8192];
+  static size_t len;
+  sf_buf hdr = {0};
+  if (!len) {
+    sf_seq_encode_header(demo, &hdr);
+    memcpy(cur, hdr.data, len = hdr.len);
+  }
+  sf_seq s;
+  sf_seq_init(&s, demo);
+  *longest = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    size_t k = sf_mutator_mutate(m, cur, len, out, sizeof out, i * 7919u + 1);
+    if (!k) continue;
+    sf_mutator_stats st;
+    sf_mutator_get_stats(m, &st);
+    caps[i] = st.length_cap;
+    check_output(demo, &s, out, k, sizeof out, st.length_cap);
+    if (s.ncalls > *longest) *longest = s.ncalls;
+    sf_buf b = {.data = out, .len = k};
+    sf_feedback fb;
+    fake_feedback(&fb, &b, s.ncalls, s.ncalls, 0, NULL);
+    fb.new_edges = new_code;
+    sf_mutator_add_input(m, out, k, &fb);
+    memcpy(cur, out, len = k);
+  }
+  sf_seq_free(&s);
+  sf_buf_free(&hdr);
+}
+
+/* Length control: outputs start at SF_LEN_CAP_START calls while entries
+ * reach new code; once len_control * log2(cap) outputs have not, the cap
+ * grows by log2(cap), up to max_calls. A longer input raises it; without
+ * control it is max_calls from the start. */
+static void test_length_control(void **state) {
+  (void)state;
+  static uint32_t caps[20000];
+  uint32_t longest;
+  sf_mutator_options opt = {.max_calls = 64, .len_control = 100, .no_equivalence = true};
+  sf_mutator *m = sf_mutator_new(demo, &opt);
+  walk_lengths(m, 2000, true, &longest, caps); /* finding: the cap holds */
+  assert_int_equal(longest, SF_LEN_CAP_START);
+  assert_int_equal(caps[1999], SF_LEN_CAP_START);
+  walk_lengths(m, 20000, false, &longest, caps); /* stalled: it grows */
+  /* After 100 * log2(8) outputs (the last ones of the first walk may have
+   * been duplicates, not new), by 3; 301 outputs later by 3 again. */
+  uint32_t grew = 0;
+  while (caps[grew] == SF_LEN_CAP_START)
+    grew++;
+  assert_in_range(grew, 290, 300);
+  assert_int_equal(caps[grew], SF_LEN_CAP_START + 3);
+  assert_int_equal(caps[grew + 300], SF_LEN_CAP_START + 3);
+  assert_int_equal(caps[grew + 301], SF_LEN_CAP_START + 6);
+  assert_int_equal(caps[19999], 64);
+  assert_true(longest > 48);
+  sf_mutator_free(m);
+
+  /* A longer input (a seed) raises the cap to its length. */
+  m = sf_mutator_new(demo, &opt);
+  sf_buf in = {0};
+  char text[2048] = "h1 = kv_open(8, 0);\n";
+  for (int i = 0; i < 19; i++)
+    strcat(text, "kv_count(h1);\n");
+  encode_text(text, &in);
+  uint8_t out[4096];
+  sf_seq s;
+  sf_seq_init(&s, demo);
+  size_t k = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, 1);
+  check_output(demo, &s, out, k, sizeof out, 20);
+  sf_mutator_stats st;
+  sf_mutator_get_stats(m, &st);
+  assert_int_equal(st.length_cap, 20);
+  sf_mutator_free(m);
+
+  opt.len_control = 0; /* no control */
+  m = sf_mutator_new(demo, &opt);
+  sf_mutator_get_stats(m, &st);
+  assert_int_equal(st.length_cap, 64);
+  sf_mutator_free(m);
+  sf_seq_free(&s);
+  sf_buf_free(&in);
+}
+
 /* Legality: after a run stopped at call 3, no output keeps call 3 (or later)
  * of the input; without the filter they do. */
 /* Is a a list of three names or more joined by sep ("ab;c;d")? */
@@ -1210,6 +1297,7 @@ int main(void) {
       cmocka_unit_test(test_ownership_respected),
       cmocka_unit_test(test_answer_trial),
       cmocka_unit_test(test_costly_calls),
+      cmocka_unit_test(test_length_control),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   sf_api_free(demo);
