@@ -73,8 +73,11 @@ void *afl_custom_init(void *afl, unsigned int seed) {
   }
   sf_options opt;
   sf_options_from_env(&opt);
+  /* No length control (SEQFUZZ_LEN_CONTROL): under AFL++ an execution
+   * costs its fork server's round trip whatever the length, so short
+   * sequences gain no speed, and hashtab's and cursor's bugs took two and
+   * three times as long with it (bench/README.md, "Length control"). */
   sf_mutator_options mo = {.max_calls = (uint32_t)opt.max_calls,
-                           .len_control = (uint32_t)opt.len_control,
                            .no_legality = !opt.legality,
                            .no_equivalence = !opt.equivalence,
                            .no_compares = !opt.compares,

@@ -631,7 +631,7 @@ static void repair(sf_mutator *m, sf_seq *s) {
 size_t sf_mut_finish(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size) {
   if (max_size < SF_HEADER_SIZE) return 0;
   repair(m, s);
-  sf_seq_truncate(s, m->len_cap);
+  sf_seq_truncate(s, m->opt.max_calls);
   s->observed = m->opt.observed_outputs;
   for (;;) {
     sf_buf_reset(&m->enc);
@@ -668,6 +668,14 @@ void sf_mut_count_output(sf_mutator *m, const uint8_t *out, size_t n, size_t in)
 }
 
 #define CANDIDATE_TRIES 4
+
+/* sf_mut_finish for a mutation's candidate: within length control's cap.
+ * The stateful stage's and the answer trials' outputs are not: they run a
+ * pool entry as it is, or with one call added or changed. */
+static size_t finish_mutation(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size) {
+  sf_seq_truncate(s, m->len_cap);
+  return sf_mut_finish(m, s, out, max_size);
+}
 
 /* The next mutation of m->cur (the schedule's choice unless opt.only). */
 static sf_mutation next_mutation(sf_mutator *m, bool crossover) {
@@ -720,7 +728,7 @@ static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, size_t in_size,
     }
     if (rc) sf_seq_clear(&m->next);
     m->last_mut = op;
-    n = sf_mut_finish(m, &m->next, out, max_size);
+    n = finish_mutation(m, &m->next, out, max_size);
     if (sf_mut_accept(m, out, &n, t == CANDIDATE_TRIES - 1)) break;
   }
   sf_mut_count_output(m, out, n, in_size);
@@ -816,7 +824,7 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
   m->last_site = SF_SCHED_NO_SITE;
   for (int t = 0; t < CANDIDATE_TRIES; t++) {
     if (splice(m, oreus, noreus)) sf_seq_clear(&m->next);
-    n = sf_mut_finish(m, &m->next, out, max_size);
+    n = finish_mutation(m, &m->next, out, max_size);
     if (sf_mut_accept(m, out, &n, t == CANDIDATE_TRIES - 1)) break;
   }
   free(copy);

@@ -12,9 +12,9 @@
 #    7 within 600,000, without it 0 and 2; since names are reused from every
 #    earlier call, not the first one's alone, about 48,000 and 5 of 8 within
 #    200,000 runs, without it 2; with length control, sequences that start
-#    short, at 149,984, and in 6 of 8 within 400,000 runs, without it 2 of
-#    8 within 200,000 and not seed 7 within 400,000; all in scripts/test.sh's
-#    sanitized build: an unsanitized build's runs differ), and the
+#    short, at 169,447, and in 6 of 8 within 200,000 runs, without it 2 of
+#    8, and not seed 7 within 400,000; all in scripts/test.sh's sanitized
+#    build: an unsanitized build's runs differ), and the
 #    crashing input ends with sl_take then sl_reopen on the queue taken
 #    from; without the stage (SEQFUZZ_CONTRACTS=0) the same runs find
 #    nothing.
