@@ -82,6 +82,7 @@ void *afl_custom_init(void *afl, unsigned int seed) {
                            .no_equivalence = !opt.equivalence,
                            .no_compares = !opt.compares,
                            .no_adaptive = !opt.adaptive,
+                           .no_func_schedule = !opt.func_schedule,
                            .skip_repeats = true,
                            .observed_outputs = true,
                            .contracts_percent = (uint32_t)opt.contracts,

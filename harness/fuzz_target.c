@@ -365,6 +365,7 @@ static void init_once(void) {
                            .no_equivalence = !G.opt.equivalence,
                            .no_compares = !G.opt.compares,
                            .no_adaptive = !G.opt.adaptive,
+                           .no_func_schedule = !G.opt.func_schedule,
                            .skip_repeats = true,
                            .contracts_percent = (uint32_t)G.opt.contracts};
   G.mut = sf_mutator_new(G.api, &mo);
@@ -397,6 +398,27 @@ static void init_once(void) {
     fprintf(stderr, "seqfuzz options (environment):\n");
     sf_options_print(&G.opt, stderr);
   }
+}
+
+/* The functions whose insertions the schedule favours most (weights.c). */
+static void print_favoured(FILE *out) {
+  uint32_t best[3] = {0, 0, 0};
+  double share[3] = {1.5, 1.5, 1.5}; /* below this, not worth a mention */
+  for (uint32_t fi = 0; fi < G.api->nfuncs; fi++) {
+    double x = sf_mutator_insert_share(G.mut, fi);
+    for (int k = 0; k < 3; k++) {
+      if (x <= share[k]) continue;
+      for (int j = 2; j > k; j--)
+        best[j] = best[j - 1], share[j] = share[j - 1];
+      best[k] = fi, share[k] = x;
+      break;
+    }
+  }
+  if (share[0] <= 1.5) return;
+  fprintf(out, "seqfuzz: insertions favour:");
+  for (int k = 0; k < 3 && share[k] > 1.5; k++)
+    fprintf(out, "%s %s %.1fx", k ? "," : "", G.api->funcs[best[k]].name, share[k]);
+  fprintf(out, "\n");
 }
 
 /* The statistics lines, on out. */
@@ -434,6 +456,7 @@ static void print_stats(FILE *out) {
                     G.api->funcs[fi].name, w);
   }
   if (n > 0) fprintf(out, "seqfuzz: costly calls weighed down:%s\n", line);
+  print_favoured(out);
   if (G.known_hits)
     fprintf(out, "seqfuzz: known bugs set aside: %llu runs stopped before one\n",
             (unsigned long long)G.known_hits);

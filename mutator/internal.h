@@ -104,6 +104,7 @@ struct sf_mutator {
   sf_schedule sched;    /* which mutation next (schedule.h) */
   sf_mutation last_mut; /* the mutation that made m->next */
   uint16_t last_site;   /* the argument site it changed (schedule.h) */
+  uint32_t last_func;   /* the function whose call it inserted, or SF_SCHED_NO_FUNC */
   /* Functions weighed by what their calls cost and find (weights.c). on:
    * some weight < 1. */
   struct {
@@ -111,6 +112,8 @@ struct sf_mutator {
     bool *costly;                /* per function: sf_mutator_costly_calls */
     double found;                /* new edges of the mutator's outputs lately (decayed) */
     bool on;
+    bool picks_on;  /* insertions draw by weight (cumulative), not uniformly */
+    uint32_t picks; /* since the pick weights were last updated */
   } weights;
 };
 
@@ -167,10 +170,11 @@ bool sf_mut_append_call_bound(sf_mutator *m, sf_seq *s, uint32_t fi, int depth, 
 /* A function drawn uniformly (interpretation: the same in every process). */
 uint32_t sf_mut_random_func(sf_mutator *m);
 
-/* weights.c: functions weighed by what their calls cost and find. */
+/* weights.c: functions weighed by what their calls cost and find, and by
+ * what inserting them found. */
 int sf_mut_weights_init(sf_mutator *m);
 void sf_mut_weights_free(sf_mutator *m);
-/* A function to call, drawn by weight (uniformly until weights are known). */
+/* A function to insert, drawn by weight (uniformly until weights are known). */
 uint32_t sf_mut_weighted_func(sf_mutator *m);
 /* A call of s to remove, costly ones (low weight) likelier. s has calls. */
 uint32_t sf_mut_costly_call(sf_mutator *m, const sf_seq *s);

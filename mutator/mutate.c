@@ -17,6 +17,7 @@ sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
   m->opt.max_calls = opt && opt->max_calls ? opt->max_calls : 64;
   m->last_op = "none";
   m->last_site = SF_SCHED_NO_SITE;
+  m->last_func = SF_SCHED_NO_FUNC;
   sf_sched_init(&m->sched, !m->opt.no_adaptive);
   m->pool = sf_pool_new(4096, !m->opt.no_equivalence);
   if (m->opt.contracts_percent) {
@@ -251,7 +252,10 @@ static void append_calls(sf_mutator *m, uint32_t fi) {
     if (k == 0 && tries > 0) fi = sf_mut_weighted_func(m);
     m->burst.k = times > 1 ? k : UINT32_MAX;
     if (k == 0 ? sf_mut_append_call(m, &m->next, fi, 0) : append_burst_call(m, fi)) {
-      if (k == 0) m->burst.first = m->next.ncalls - 1;
+      if (k == 0) {
+        m->burst.first = m->next.ncalls - 1;
+        m->last_func = fi;
+      }
       k++;
     }
   }
@@ -664,7 +668,7 @@ void sf_mut_count_output(sf_mutator *m, const uint8_t *out, size_t n, size_t in)
   m->stats.calls_emitted += m->next.ncalls;
   m->last_out = sf_feedback_input_hash(out, n);
   m->last_out_valid = true;
-  sf_sched_emitted(&m->sched, m->last_out, m->last_mut, n < in, m->last_site);
+  sf_sched_emitted(&m->sched, m->last_out, m->last_mut, n < in, m->last_site, m->last_func);
 }
 
 #define CANDIDATE_TRIES 4
@@ -694,6 +698,7 @@ static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, size_t in_size,
     int rc;
     sf_mutation op = t == 0 ? first_op : next_mutation(m, false);
     m->last_site = SF_SCHED_NO_SITE;
+    m->last_func = SF_SCHED_NO_FUNC;
     if (op == SF_MUT_SPLICE && !sf_pool_size(m->pool))
       op = m->cur.ncalls < m->len_cap ? SF_MUT_REPEAT : SF_MUT_CHANGE;
     switch (op) {
@@ -752,6 +757,7 @@ static size_t next_answer_trial(sf_mutator *m, uint8_t *out, size_t max_size) {
     m->last_op = "answer-trial";
     m->last_mut = SF_MUT_CHANGE;
     m->last_site = SF_SCHED_NO_SITE;
+    m->last_func = SF_SCHED_NO_FUNC;
     size_t n = sf_mut_finish(m, &m->next, out, max_size);
     if (!sf_mut_accept(m, out, &n, false)) continue;
     sf_mut_count_output(m, out, n, e->size);
@@ -822,6 +828,7 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
   size_t n = 0;
   m->last_mut = SF_MUT_CROSSOVER;
   m->last_site = SF_SCHED_NO_SITE;
+  m->last_func = SF_SCHED_NO_FUNC;
   for (int t = 0; t < CANDIDATE_TRIES; t++) {
     if (splice(m, oreus, noreus)) sf_seq_clear(&m->next);
     n = finish_mutation(m, &m->next, out, max_size);

@@ -64,6 +64,10 @@ typedef struct sf_mutator_options {
   bool no_compares;
   /* Keep the base mix of mutations instead of adapting it (schedule.c). */
   bool no_adaptive;
+  /* With the adaptive schedule: insert every function alike (by cost
+   * alone), not those whose insertions brought new entries more often
+   * (weights.c). */
+  bool no_func_schedule;
   /* With equivalence pruning: when every try gave a candidate emitted
    * before, emit nothing (return 0) rather than the repeat, so that the
    * engine spends no run on it (AFL++ runs nothing for a 0; libFuzzer asks
@@ -140,6 +144,10 @@ void sf_mutator_note_run(sf_mutator *m, const sf_feedback *fb);
 void sf_mutator_note_call_stats(sf_mutator *m, const sf_call_stats *stats, double ticks_per_second);
 /* Function fi's weight now: 1, or less for a costly one (statistics). */
 double sf_mutator_call_weight(const sf_mutator *m, uint32_t fi);
+/* Function fi's share of insertions now against a uniform choice's (1:
+ * as any; more: its inserted calls brought new corpus entries more often
+ * than others', the adaptive schedule favours it; statistics). */
+double sf_mutator_insert_share(const sf_mutator *m, uint32_t fi);
 /* Per function (api->nfuncs): do its calls cost enough to be weighed down
  * if they find nothing? Only their finds need telling
  * (sf_exec_count_edges). */

@@ -45,8 +45,14 @@ static void update_weights(sf_schedule *s) {
       s->site_tries[k] /= 2;
       s->site_finds[k] /= 2;
     }
+    for (int k = 0; k < SF_SCHED_FUNCS; k++) {
+      s->func_tries[k] /= 2;
+      s->func_finds[k] /= 2;
+    }
     s->all_site_tries /= 2;
     s->all_site_finds /= 2;
+    s->all_func_tries /= 2;
+    s->all_func_finds /= 2;
   }
   /* The adaptive part follows the success rates alone (probability
    * matching); the base mix is only their prior (pseudo-tries at the mean
@@ -94,7 +100,8 @@ sf_mutation sf_sched_pick(sf_schedule *s, sf_rng *r, uint32_t ncalls, bool has_d
   return crossover ? SF_MUT_CROSSOVER : SF_MUT_CHANGE;
 }
 
-void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op, bool shrank, uint16_t site) {
+void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op, bool shrank, uint16_t site,
+                      uint32_t func) {
   if (op <= SF_MUT_MIX || op >= SF_MUT_COUNT) return;
   s->tries[op] += 1;
   s->tried[op]++;
@@ -102,6 +109,12 @@ void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op, bool shrank
     s->site_tries[site] += 1;
     s->all_site_tries += 1;
   }
+  uint16_t fslot = func == SF_SCHED_NO_FUNC ? SF_SCHED_NO_FUNC : (uint16_t)(func % SF_SCHED_FUNCS);
+  if (fslot != SF_SCHED_NO_FUNC) {
+    s->func_tries[fslot] += 1;
+    s->all_func_tries += 1;
+  }
+  s->recent[hash % SF_SCHED_RECENT].func = fslot;
   s->recent[hash % SF_SCHED_RECENT].hash = hash;
   s->recent[hash % SF_SCHED_RECENT].op = (uint8_t)op;
   s->recent[hash % SF_SCHED_RECENT].site = site;
@@ -122,6 +135,12 @@ double sf_sched_site_score(const sf_schedule *s, uint16_t site) {
   return (s->site_finds[site] + PRIOR * mean) / (s->site_tries[site] + PRIOR);
 }
 
+double sf_sched_func_score(const sf_schedule *s, uint32_t func) {
+  double mean = (s->all_func_finds + 1) / (s->all_func_tries + 1);
+  uint32_t f = func % SF_SCHED_FUNCS;
+  return (s->func_finds[f] + PRIOR * mean) / (s->func_tries[f] + PRIOR);
+}
+
 void sf_sched_new_input(sf_schedule *s, uint64_t hash, bool new_code) {
   uint32_t slot = (uint32_t)(hash % SF_SCHED_RECENT);
   if (s->recent[slot].hash != hash || !s->recent[slot].op) return;
@@ -133,6 +152,11 @@ void sf_sched_new_input(sf_schedule *s, uint64_t hash, bool new_code) {
   if (site != SF_SCHED_NO_SITE) {
     s->site_finds[site] += credit;
     s->all_site_finds += credit;
+  }
+  uint16_t func = s->recent[slot].func;
+  if (func != SF_SCHED_NO_FUNC) {
+    s->func_finds[func] += credit;
+    s->all_func_finds += credit;
   }
   s->recent[slot].op = 0; /* credited once */
 }

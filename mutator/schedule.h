@@ -22,7 +22,9 @@
 
 #define SF_SCHED_RECENT  4096 /* outputs remembered, direct-mapped by hash */
 #define SF_SCHED_SITES   1024 /* argument sites credited, direct-mapped */
+#define SF_SCHED_FUNCS   1024 /* functions credited for insertions, direct-mapped */
 #define SF_SCHED_NO_SITE 0xffff
+#define SF_SCHED_NO_FUNC 0xffff
 
 typedef struct sf_schedule {
   double tries[SF_MUT_COUNT], finds[SF_MUT_COUNT];   /* decayed counts */
@@ -30,6 +32,7 @@ typedef struct sf_schedule {
   struct {
     uint64_t hash;
     uint16_t site; /* the argument changed, or SF_SCHED_NO_SITE */
+    uint16_t func; /* the function inserted (index % SF_SCHED_FUNCS), or SF_SCHED_NO_FUNC */
     uint8_t op;
     bool shrank;
   } recent[SF_SCHED_RECENT];
@@ -38,6 +41,11 @@ typedef struct sf_schedule {
    * sits beside longer subjects; changing the pattern finds far more. */
   double site_tries[SF_SCHED_SITES], site_finds[SF_SCHED_SITES];
   double all_site_tries, all_site_finds;
+  /* Per function: which calls pay to insert. A container's puts and
+   * deletes keep finding; its counters and getters stop after their first
+   * calls. */
+  double func_tries[SF_SCHED_FUNCS], func_finds[SF_SCHED_FUNCS];
+  double all_func_tries, all_func_finds;
   double weight[SF_MUT_COUNT]; /* current choice weights, recomputed now and then */
   double total;
   uint32_t since_update;
@@ -55,8 +63,10 @@ sf_mutation sf_sched_pick(sf_schedule *s, sf_rng *r, uint32_t ncalls, bool has_d
                           bool can_grow, bool crossover);
 /* An output of mutation op was emitted (hash: of its bytes); shrank: it is
  * smaller than the input it was made from; site: the argument site it
- * changed (sf_sched_site) or SF_SCHED_NO_SITE. */
-void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op, bool shrank, uint16_t site);
+ * changed (sf_sched_site) or SF_SCHED_NO_SITE; func: the function whose
+ * call it inserted or SF_SCHED_NO_FUNC. */
+void sf_sched_emitted(sf_schedule *s, uint64_t hash, sf_mutation op, bool shrank, uint16_t site,
+                      uint32_t func);
 /* Is hash one of the outputs remembered and not yet credited? */
 bool sf_sched_is_output(const sf_schedule *s, uint64_t hash);
 /* The site of parameter param of function func. */
@@ -64,6 +74,9 @@ uint16_t sf_sched_site(uint32_t func, uint32_t param);
 /* How well changing a site has paid: its decayed rate of new inputs per
  * try, pulled toward the mean rate of all sites while it has few tries. */
 double sf_sched_site_score(const sf_schedule *s, uint16_t site);
+/* The same for inserting a call of function func: its decayed rate of new
+ * inputs per insertion, pulled toward the mean while it has few. */
+double sf_sched_func_score(const sf_schedule *s, uint32_t func);
 /* The engine kept an input new to the mutator; new_code: it reached an edge
  * no earlier input reached (true where that is unknown). Credits the
  * mutation that made it: fully for new code, a tenth for an input that only

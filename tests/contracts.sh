@@ -7,17 +7,17 @@
 # stored draining queue.
 #  - The bug's sequence crashes the bug build and runs clean without the bug.
 #  - From an empty corpus with -seed=7 (the solver off: runs are then
-#    reproducible), the stage finds the bug within 400,000 runs (at 14,336
-#    at 246b61d; over seeds 1-8 it finds it in 4 within 200,000 runs and in
-#    7 within 600,000, without it 0 and 2; since names are reused from every
-#    earlier call, not the first one's alone, about 48,000 and 5 of 8 within
-#    200,000 runs, without it 2; with length control, sequences that start
-#    short, at 169,447, and in 6 of 8 within 200,000 runs, without it 2 of
-#    8, and not seed 7 within 400,000; all in scripts/test.sh's sanitized
-#    build: an unsanitized build's runs differ), and the
+#    reproducible), the stage finds the bug within 400,000 runs, and the
 #    crashing input ends with sl_take then sl_reopen on the queue taken
 #    from; without the stage (SEQFUZZ_CONTRACTS=0) the same runs find
-#    nothing.
+#    nothing. Seed 7 with the stage: 14,336 runs at 246b61d (over seeds 1-8
+#    it found it in 4 within 200,000 runs and in 7 within 600,000, without
+#    it 0 and 2); about 48,000 once names were reused from every earlier
+#    call (5 of 8 within 200,000, without 2); 169,447 with length control
+#    (6 of 8, without 2 of 8); 26,206 with insertions favouring the
+#    functions whose calls find (over seeds 1-8 within 400,000 runs, 7 of
+#    8, without the stage 2: seeds 1 and 2). All in scripts/test.sh's
+#    sanitized build: an unsanitized build's runs differ.
 #  - Without the bug, nothing is reported in 100,000 runs with the stage
 #    on; its report (SEQFUZZ_CONTRACTS_OUT) lists preconditions its calls
 #    refuted, and keeps the contracts that hold as grammar lines that parse
