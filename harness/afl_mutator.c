@@ -76,13 +76,16 @@ void *afl_custom_init(void *afl, unsigned int seed) {
   /* No length control (SEQFUZZ_LEN_CONTROL): under AFL++ an execution
    * costs its fork server's round trip whatever the length, so short
    * sequences gain no speed, and hashtab's and cursor's bugs took two and
-   * three times as long with it (bench/README.md, "Length control"). */
+   * three times as long with it (bench/README.md, "Length control"). Nor
+   * insertions drawn by what they found (SEQFUZZ_FUNC_SCHEDULE): under
+   * AFL++ refcnt's and config's bugs took three to four times as long with
+   * them (bench/README.md, "Insertions by what they find"). */
   sf_mutator_options mo = {.max_calls = (uint32_t)opt.max_calls,
                            .no_legality = !opt.legality,
                            .no_equivalence = !opt.equivalence,
                            .no_compares = !opt.compares,
                            .no_adaptive = !opt.adaptive,
-                           .no_func_schedule = !opt.func_schedule,
+                           .no_func_schedule = true,
                            .skip_repeats = true,
                            .observed_outputs = true,
                            .contracts_percent = (uint32_t)opt.contracts,
