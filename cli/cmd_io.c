@@ -37,8 +37,9 @@ int cmd_check(int argc, char **argv) {
  * came after the calls, in the observers, the cleanup or at exit (a leak),
  * and the result is s->ncalls. */
 static uint32_t crashed_call(const char *report, uint32_t ncalls) {
-  static const char *const stops[] = {"  (error by the API's convention)",
-                                      "  -> not made: a handle argument is NULL or a precondition is false"};
+  static const char *const stops[] = {
+      "  (error by the API's convention)",
+      "  -> not made: a handle argument is NULL or a precondition is false"};
   uint32_t traced = 0;
   bool stopped = false;
   for (const char *l = report; l && *l;) {
@@ -171,18 +172,28 @@ int cmd_gen(int argc, char **argv) {
  * another fuzzer's corpus), the file's bytes put in the template where it
  * says @FILE@. */
 int cmd_seed(int argc, char **argv) {
-  static const char *pos[4096];
+  /* As many files as the shell passes: no more positionals than arguments. */
+  const char **pos = calloc((size_t)argc, sizeof *pos);
+  if (!pos) return cli_error("out of memory");
   const char *dir = cli_option(argc, argv, "--output", "-o");
-  int npos = cli_positionals(argc, argv, pos, 4096);
-  if (npos < 3) return cli_usage_error(argv[0], NULL);
-  if (!dir) return cli_usage_error(argv[0], "-o DIR is required");
-  if (cli_make_dirs(dir)) return 1;
+  int npos = cli_positionals(argc, argv, pos, argc);
   sf_buf tmpl = {0};
-  if (cli_read_file(pos[1], &tmpl)) return cli_error("%s: cannot read", pos[1]);
-  sf_api *api = cli_load_api(pos[0]);
-  if (!api) {
+  sf_api *api = NULL;
+  int early = 0;
+  if (npos < 3)
+    early = cli_usage_error(argv[0], NULL);
+  else if (!dir)
+    early = cli_usage_error(argv[0], "-o DIR is required");
+  else if (cli_make_dirs(dir))
+    early = 1;
+  else if (cli_read_file(pos[1], &tmpl))
+    early = cli_error("%s: cannot read", pos[1]);
+  else if (!(api = cli_load_api(pos[0])))
+    early = 1;
+  if (early) {
     sf_buf_free(&tmpl);
-    return 1;
+    free(pos);
+    return early;
   }
   sf_buf text = {0}, file = {0}, enc = {0};
   sf_seq s;
@@ -219,5 +230,6 @@ int cmd_seed(int argc, char **argv) {
   sf_buf_free(&tmpl);
   sf_seq_free(&s);
   sf_api_free(api);
+  free(pos);
   return rc;
 }

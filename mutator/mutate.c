@@ -416,6 +416,35 @@ static int answer_to_state(sf_mutator *m, sf_seq *s, const uint64_t pair[2]) {
   return 0;
 }
 
+/* Turn one declared flag of a flags argument on or off: the options a call
+ * already has stay, so that combinations build up (a fresh value is one
+ * flag, all at random or none). */
+static void toggle_flag(sf_mutator *m, const sf_param *p, sf_arg *a) {
+  const sf_enum *e = &m->api->enums[p->type_index];
+  if (!e->nconsts) return;
+  uint64_t flag = (uint64_t)e->consts[sf_rng_below(&m->rng, e->nconsts)].value;
+  a->bits = sf_arg_prim_repair(m->api, p, a->bits ^ flag);
+}
+
+/* A changed input goes with other options one time in three: one to three flags
+ * of each flags argument of call ci turned. A library's own harness tries
+ * each input under options it draws from the input's bytes (pcre2's, a
+ * pattern compiled under random options and none); with options that
+ * change only when they are picked, a pattern meets few of them. */
+static void toggle_call_flags(sf_mutator *m, sf_seq *s, uint32_t ci) {
+  const sf_func *f = sf_seq_func(s, ci);
+  bool drawn = false;
+  for (uint32_t i = 0; i < f->nparams; i++)
+    if (f->params[i].kind == SF_FLAGS && sf_param_is_input(&f->params[i])) {
+      /* Drawn only where there are flags: other APIs' runs stay as they were. */
+      if (!drawn && !sf_rng_chance(&m->rng, 1, 3)) return;
+      drawn = true;
+      uint32_t times = 1 + (uint32_t)sf_rng_below(&m->rng, 3);
+      while (times--)
+        toggle_flag(m, &f->params[i], &sf_seq_args(s, ci)[i]);
+    }
+}
+
 /* Change one input argument of one call; with document, the longest string
  * or buffer argument. Half of the time an input whose mocks' answers were
  * compared with other values gets one of them in place of its answer. */
@@ -510,6 +539,7 @@ static int mut_arg(sf_mutator *m, bool document_only) {
         return -1;
       }
       *a = na; /* repair fixes lengths, NULs and element canonical forms */
+      toggle_call_flags(m, s, ci);
       if (link && change_linked(m, s, ci, i)) return -1;
       if (sf_rng_chance(&m->rng, 3, 4) && sf_mut_follow_reuse(m, s, ci, i)) return -1;
     } else if (m->byte_mutator && sf_kind_size(p->kind) && sf_rng_chance(&m->rng, 1, 8)) {
@@ -524,6 +554,8 @@ static int mut_arg(sf_mutator *m, bool document_only) {
       for (unsigned k = 0; k < sz; k++)
         v |= (uint64_t)le[k] << (8 * k);
       a->bits = sf_arg_prim_repair(m->api, p, n ? v : a->bits);
+    } else if (p->kind == SF_FLAGS && sf_rng_chance(&m->rng, 1, 2)) {
+      toggle_flag(m, p, a);
     } else if (sf_kind_is_int(p->kind) && sf_rng_chance(&m->rng, 1, 3)) {
       int64_t delta = (int64_t)sf_rng_below(&m->rng, 33) - 16;
       a->bits = sf_arg_prim_repair(m->api, p, a->bits + (uint64_t)delta);

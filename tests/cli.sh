@@ -43,6 +43,12 @@ expect seed 0 "" -- "$sf" seed "$api" "$work/t.seq.in" "$work/f1" "$work/f2" -o 
 "$sf" show "$api" "$work/seeded/f1" >"$work/f1.shown"
 grep -qF 'kv_put(h1, "k", "a\"b\\c\nd");' "$work/f1.shown" && grep -qF 'kv_del(h1, "a\"b\\c\nd");' "$work/f1.shown" &&
   [ -f "$work/seeded/f2" ] && pass seed-content || { fail seed-content; cat "$work/f1.shown"; }
+# More files than the 4,096 its argument list once held (it read past it).
+mkdir -p "$work/many"
+(cd "$work/many" && seq 1 4200 | xargs touch)
+expect seed-many 0 "" -- "$sf" seed "$api" "$work/t.seq.in" "$work/many"/* -o "$work/seeded-many"
+n=$(ls "$work/seeded-many" | wc -l)
+[ "$n" = 4200 ] && pass seed-many-count || fail "seed-many-count: $n"
 printf 'h1 = kv_open(@FILE@);\n' >"$work/badt.seq.in"
 expect seed-bad 1 "badt.seq.in with .*f1" -- "$sf" seed "$api" "$work/badt.seq.in" "$work/f1" -o "$work/seeded2"
 expect embed 0 "" -- "$sf" embed "$api" -o "$work/e.c"

@@ -259,6 +259,62 @@ static bool arg_is(const sf_seq *s, uint32_t ci, uint32_t i, const char *str) {
   return a->len == strlen(str) && memcmp(sf_seq_bytes(s, a), str, a->len) == 0;
 }
 
+/* s, initialized, holds text; in its encoding. */
+static void seq_encoded(const sf_api *api, sf_seq *s, const char *text, sf_buf *in) {
+  sf_seq_init(s, api);
+  parse_seq_ok(s, api, text);
+  assert_int_equal(sf_seq_encode(s, in), 0);
+}
+
+/* Options build up and go with their input: a changed flags argument often
+ * differs from what it was by one flag, keeping the others, and a changed
+ * pattern often comes with changed options of its own call (never of
+ * another call). */
+static void test_flags_turned(void **state) {
+  (void)state;
+  sf_api *api = parse_api_text("api t;\nhandle re = \"re_t\";\n"
+                               "flags opts : u32 { A = 1, B = 2, C = 4, D = 8, E = 16, F = 32 }\n"
+                               "func re *compile(string pattern, opts o) error null;\n"
+                               "func void re_free(re *r) destructor;\n");
+  sf_seq s;
+  sf_buf in = {0};
+  seq_encoded(api, &s, "h1 = compile(\"abc\", A|C);\nh2 = compile(\"xyz\", B);\n", &in);
+  sf_mutator_options opt = {.max_calls = 8, .only = SF_MUT_CHANGE, .no_equivalence = true};
+  sf_mutator *m = sf_mutator_new(api, &opt);
+  assert_non_null(m);
+  uint8_t out[1024];
+  int one_flag_kept = 0, flags_changed = 0, pattern_changed = 0, with_options = 0, other_call = 0;
+  for (uint64_t seed = 0; seed < 3000; seed++) {
+    size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+    check_output(api, &s, out, n, sizeof out, opt.max_calls);
+    if (s.ncalls != 2) continue;
+    uint64_t o1 = sf_seq_args(&s, 0)[1].bits, o2 = sf_seq_args(&s, 1)[1].bits;
+    bool pattern = !arg_is(&s, 0, 0, "abc");
+    if (pattern && o1 == (1 | 4)) pattern_changed++;
+    if (pattern && o1 != (1 | 4)) with_options++;
+    if (pattern && o2 != 2) other_call++;
+    if (pattern || o1 == (1 | 4)) continue;
+    flags_changed++;
+    /* One flag more or less than A|C, and still two flags or more. */
+    one_flag_kept += __builtin_popcountll(o1 ^ (1 | 4)) == 1 && __builtin_popcountll(o1) >= 2;
+  }
+  if (getenv("TEST_VERBOSE"))
+    fprintf(stderr, "flags changed %d (one turned %d); pattern changed %d, with options %d\n",
+            flags_changed, one_flag_kept, pattern_changed, with_options);
+  assert_true(flags_changed > 100);
+  /* Half of the changes turn one flag, 4 of 6 of which keep two flags or
+   * more; a fresh value (one flag, all at random or none) rarely does. */
+  assert_true(one_flag_kept > flags_changed / 4);
+  /* One changed pattern in three comes with changed options. */
+  assert_true(pattern_changed > 100);
+  assert_true(with_options * 5 > pattern_changed && with_options < pattern_changed);
+  assert_int_equal(other_call, 0);
+  sf_mutator_free(m);
+  sf_buf_free(&in);
+  sf_seq_free(&s);
+  sf_api_free(api);
+}
+
 /* Bursts push one container through growth and shrinkage: five puts or more
  * in a row on one table with distinct keys, and deletes on the same table
  * walking the keys put before, in order. */
@@ -1118,10 +1174,8 @@ static void test_answer_trial(void **state) {
                                "func void box_hook(box_t *b, hook h);\n"
                                "func int box_tick(box_t *b);\n");
   sf_seq s;
-  sf_seq_init(&s, api);
-  parse_seq_ok(&s, api, "h1 = box_new();\nbox_hook(h1, x\"051164\");\nbox_tick(h1);\n");
   sf_buf in = {0};
-  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  seq_encoded(api, &s, "h1 = box_new();\nbox_hook(h1, x\"051164\");\nbox_tick(h1);\n", &in);
   sf_feedback fb;
   fake_feedback(&fb, &in, 3, 3, 0, NULL);
   fb.nanswer_cmp = 2;
@@ -1349,6 +1403,7 @@ int main(void) {
       cmocka_unit_test(test_answer_trial),
       cmocka_unit_test(test_costly_calls),
       cmocka_unit_test(test_insertions_by_finds),
+      cmocka_unit_test(test_flags_turned),
       cmocka_unit_test(test_length_control),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
