@@ -47,11 +47,11 @@
 #define PICKS_EVERY 256
 
 /* What is known of one function: decayed calls, ticks and first-reached
- * edges; its weight by cost, and the running sum up to it of the weights
- * insertions draw by (cost and finds); the executor's counters when last
- * noted. */
+ * edges; its weight by cost, its insertions' score (schedule.h) at the last
+ * update, and the running sum up to it of the weights insertions draw by
+ * (cost and finds); the executor's counters when last noted. */
 struct sf_func_weight {
-  double calls, ticks, edges, weight, cumulative;
+  double calls, ticks, edges, weight, score, cumulative;
   sf_call_stats last;
 };
 
@@ -62,8 +62,10 @@ static void update_picks(sf_mutator *m) {
   double mean_score = 0, sum = 0;
   bool by_finds = m->sched.adaptive && !m->opt.no_func_schedule;
   if (by_finds) {
-    for (uint32_t f = 0; f < n; f++)
-      mean_score += sf_sched_func_score(&m->sched, f);
+    for (uint32_t f = 0; f < n; f++) {
+      m->weights.func[f].score = sf_sched_func_score(&m->sched, f);
+      mean_score += m->weights.func[f].score;
+    }
     mean_score /= n;
   }
   m->weights.picks_on = m->weights.on;
@@ -71,8 +73,7 @@ static void update_picks(sf_mutator *m) {
     struct sf_func_weight *fw = &m->weights.func[f];
     double w = m->weights.on ? fw->weight : 1;
     if (by_finds && mean_score > 0) {
-      double factor =
-          FIND_FLOOR + (1 - FIND_FLOOR) * sf_sched_func_score(&m->sched, f) / mean_score;
+      double factor = FIND_FLOOR + (1 - FIND_FLOOR) * fw->score / mean_score;
       if (factor > FIND_MOST) factor = FIND_MOST;
       if (factor < 0.99 || factor > 1.01) m->weights.picks_on = true;
       w *= factor;
