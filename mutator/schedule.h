@@ -8,8 +8,9 @@
  * entry says (sf_sched_new_input: libFuzzer also keeps inputs that only
  * change hit counts, and smaller copies of entries: credited like new code,
  * removing calls looked best, and documents were left unexplored). Choice
- * follows the success rates, with the base mix as their prior and as a
- * floor so that no mutation starves, and counts decay so that the mix
+ * follows the success rates cubed (the best-paying mutation takes most of
+ * it), with the base mix as their prior and as a floor so that no mutation
+ * starves, and counts decay so that the mix
  * follows the campaign (in the spirit of MOpt's operator scheduling). */
 #ifndef SF_SCHEDULE_H
 #define SF_SCHEDULE_H
