@@ -3,7 +3,16 @@
 # itself adds, at most 20% of the CPU time), and its executions per second
 # next to the library's own harness.
 #
-#   bench/profile.sh [--seconds S] [--known DIR] [LIB...]   (30 s; cjson zlib sqlite3 libyaml pcre2)
+#   bench/profile.sh [--seconds S] [--freq HZ] [--known DIR] [--in-process] [LIB...]
+#   (30 s at 199 samples a second; cjson zlib sqlite3 libyaml pcre2)
+#
+# --in-process: one libFuzzer process for the whole run, as OSS-Fuzz runs a
+# fuzzer, instead of fork mode's jobs (each of which meets its corpus
+# anew: probes, the solver's learning, the engine's start); best with
+# --known, since the first crash ends the run (the table's last column
+# then says when).
+# --freq HZ: perf's sampling rate; a long run at a lower one keeps perf's
+# data (DWARF stacks, 32 KiB a sample) within a few GB.
 #
 # --known DIR: the campaign sets aside the known bugs whose patterns are in
 # DIR/LIB/ (SEQFUZZ_KNOWN, as `seqfuzz fuzz` does; scripts/learn-known.sh
@@ -39,10 +48,12 @@
 # its statistics report.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-secs=30 known=""
+secs=30 freq=199 known="" fork=1
 while [ $# -gt 0 ]; do
   case "$1" in
   --seconds) secs=$2; shift 2 ;;
+  --freq) freq=$2; shift 2 ;;
+  --in-process) fork=0; shift ;;
   --known) known=$(cd "$2" && pwd); shift 2 ;;
   *) break ;;
   esac
@@ -58,15 +69,17 @@ if [ "${PROFILE_KEEP:-0}" = 1 ]; then echo "runs in $work" >&2; else trap 'rm -r
 fuzz() {
   mkdir -p "$4/corpus" "$4/crashes" "$4/stats"
   unzip -q -o "$2" -d "$4/corpus" 2>/dev/null || true
+  local mode=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
+  [ "$fork" = 1 ] || mode=()
   SEQFUZZ_STATS=5 SEQFUZZ_STATS_DIR=$4/stats SEQFUZZ_KNOWN=$5 taskset -c 0 "$1" -max_total_time="$secs" -seed=1 \
-    -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 -timeout=25 -rss_limit_mb=2560 \
+    "${mode[@]}" -timeout=25 -rss_limit_mb=2560 \
     -artifact_prefix="$4/crashes/" $([ -f "$3" ] && echo "-dict=$3") "$4/corpus" >"$4/log" 2>&1 || true
 }
 
 # execs_per_s LOG: the fork-mode parent's last exec/s.
 execs_per_s() { { grep -o 'exec/s:\? [0-9]*' "$1" || true; } | tail -1 | awk '{print $2 + 0}'; }
 
-echo "# bench/profile.sh --seconds $secs${known:+ --known $known} ($(date -u +%F), $(nproc) cores, $(git -C "$root" rev-parse --short HEAD))"
+echo "# bench/profile.sh --seconds $secs --freq $freq${known:+ --known $known}$([ "$fork" = 1 ] || echo " --in-process") ($(date -u +%F), $(nproc) cores, $(git -C "$root" rev-parse --short HEAD))"
 printf '%-8s | %7s | %7s | %6s | %6s | %7s | %6s | %6s | %11s | %9s | %s\n' lib samples library libffi \
   engine seqfuzz files other "seqfuzz x/s" "calls/s" "own harness x/s"
 splits=()
@@ -79,8 +92,8 @@ for lib in "${libs[@]}"; do
   mkdir -p "$d"
   lib_known=""
   [ -n "$known" ] && [ -d "$known/$lib" ] && lib_known=$known/$lib
-  perf record -q -F 199 --call-graph dwarf,32768 -o "$d/perf.data" -- \
-    bash -c "$(declare -f fuzz); secs=$secs; fuzz '$bin' '$bindir/${lib}_seqfuzz_seed_corpus.zip' '$bindir/${lib}_seqfuzz.dict' '$d' '$lib_known'" \
+  perf record -q -F "$freq" --call-graph dwarf,32768 -o "$d/perf.data" -- \
+    bash -c "$(declare -f fuzz); secs=$secs fork=$fork; fuzz '$bin' '$bindir/${lib}_seqfuzz_seed_corpus.zip' '$bindir/${lib}_seqfuzz.dict' '$d' '$lib_known'" \
     2>/dev/null
   # Function -> category, by the source file nm -l gives each symbol.
   nm -l --defined-only "$bin" 2>/dev/null | awk -v root="$root" '
@@ -150,8 +163,16 @@ for lib in "${libs[@]}"; do
   # Executions over the jobs' statistics files, times their mean length.
   len=$(cat "$d"/stats/stats-*.txt 2>/dev/null | grep -o 'mean length [0-9.]*' | awk '{s += $3; n++} END {print n ? s / n : 0}')
   fuzz "$bindir/${lib}_own" "$bindir/${lib}_own_seed_corpus.zip" "$bindir/${lib}_own.dict" "$d/own" ""
-  printf '%s %11s | %9.0f | %s\n' "$(cat "$d/row")" "$x" "$(awk -v x="$x" -v l="$len" 'BEGIN {print x * l}')" \
-    "$(execs_per_s "$d/own/log")"
+  # In one process, a crash ends the run: say whose, and when (seqfuzz's
+  # statistics lines come every 5 s).
+  ended=""
+  if [ "$fork" = 0 ]; then
+    grep -q 'Test unit written to' "$d/log" &&
+      ended+=" (seqfuzz crashed after $(grep -c '^seqfuzz: execs' "$d/log" | awk '{print $1 * 5}') s)"
+    grep -q 'Test unit written to' "$d/own/log" && ended+=" (own harness crashed)"
+  fi
+  printf '%s %11s | %9.0f | %s%s\n' "$(cat "$d/row")" "$x" "$(awk -v x="$x" -v l="$len" 'BEGIN {print x * l}')" \
+    "$(execs_per_s "$d/own/log")" "$ended"
   splits+=("$(cat "$d/split")")
 done
 # The seqfuzz column split by what the time was for: runs of probes, of the

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,8 @@ enum {
   RULE_ANY = 1,
   RULE_MIN_LEN = 2, /* bytes of any content, at least care[] long */
   RULE_LEN = 3,     /* bytes of any content, care[] long */
-  RULE_GROUP = 4    /* + the group's canonical arg index */
+  RULE_MATCH = 4,   /* bytes that the regular expression re[care[]] matches whole */
+  RULE_GROUP = 5    /* + the group's canonical arg index */
 };
 
 typedef struct pattern {
@@ -28,6 +30,9 @@ typedef struct pattern {
   /* `# last:` functions that may end the pattern instead of its last call
    * (on the same handle, any other arguments). */
   uint32_t *last, nlast;
+  /* `# match:` lines' expressions (POSIX extended, compiled anchored). */
+  regex_t *re;
+  uint32_t nre;
 } pattern;
 
 struct sf_known {
@@ -46,6 +51,7 @@ struct sf_known {
   uint32_t rooted; /* the run's calls whose values rroot holds (sf_known_begin_run) */
   uint32_t steps;
   const uint32_t *order; /* the order being matched (NULL: the pattern's own) */
+  sf_buf subject;        /* `# match:`'s bytes, NUL-terminated */
 };
 
 #define MAX_STEPS 100000 /* a bound on backtracking per check */
@@ -62,6 +68,14 @@ sf_known *sf_known_new(const sf_api *api) {
   return k;
 }
 
+static void free_regexes(pattern *p) {
+  for (uint32_t i = 0; i < p->nre; i++)
+    regfree(&p->re[i]);
+  free(p->re);
+  p->re = NULL;
+  p->nre = 0;
+}
+
 void sf_known_free(sf_known *k) {
   if (!k) return;
   for (uint32_t i = 0; i < k->n; i++) {
@@ -71,6 +85,7 @@ void sf_known_free(sf_known *k) {
     free(k->p[i].orders);
     free(k->p[i].last);
     free(k->p[i].root);
+    free_regexes(&k->p[i]);
   }
   free(k->p);
   free(k->ends);
@@ -78,6 +93,7 @@ void sf_known_free(sf_known *k) {
   free(k->rroot);
   free(k->group);
   free(k->trail);
+  sf_buf_free(&k->subject);
   free(k);
 }
 
@@ -149,6 +165,52 @@ static int parse_last(pattern *p, const char *s, const char *e, const char *path
   return 0;
 }
 
+/* A `# match: CALL.ARG REGEX` line (from s to e): the argument's bytes,
+ * whole, must match the extended regular expression (the rest of the line,
+ * trimmed): the variants of a bug that ends inside one construct, such as
+ * pcre2's `(*LIMIT_MATCH=` followed by any digits and nothing else, which
+ * exact bytes or a length cannot state. */
+static int parse_match(pattern *p, const char *s, const char *e, const char *path, unsigned line,
+                       char *err, size_t errlen) {
+  char buf[4096];
+  size_t n = (size_t)(e - s) < sizeof buf - 8 ? (size_t)(e - s) : sizeof buf - 8;
+  memcpy(buf, s, n);
+  buf[n] = 0;
+  unsigned c, a;
+  int used = 0;
+  uint32_t x = UINT32_MAX;
+  if (sscanf(buf, " %u.%u %n", &c, &a, &used) == 2) x = arg_index(&p->seq, c, a);
+  const char *re = buf + used;
+  size_t rl = strlen(re);
+  while (rl && (re[rl - 1] == ' ' || re[rl - 1] == '\t' || re[rl - 1] == '\r'))
+    rl--;
+  if (x == UINT32_MAX || !rl) {
+    snprintf(err, errlen, "%s:%u: `# match:` takes CALL.ARG and a regular expression", path, line);
+    return -1;
+  }
+  const sf_param *prm = &sf_seq_func(&p->seq, c - 1)->params[a - 1];
+  if (prm->kind != SF_STRING && prm->kind != SF_BUFFER) {
+    snprintf(err, errlen, "%s:%u: `# match:` argument %u.%u is not a string or buffer", path, line,
+             c, a);
+    return -1;
+  }
+  char whole[sizeof buf + 8];
+  snprintf(whole, sizeof whole, "^(%.*s)$", (int)rl, re);
+  regex_t *nr = realloc(p->re, (p->nre + 1) * sizeof *nr);
+  if (!nr) return snprintf(err, errlen, "out of memory"), -1;
+  p->re = nr;
+  int rc = regcomp(&p->re[p->nre], whole, REG_EXTENDED | REG_NOSUB);
+  if (rc) {
+    char why[256];
+    regerror(rc, &p->re[p->nre], why, sizeof why);
+    snprintf(err, errlen, "%s:%u: `# match:` %.*s: %s", path, line, (int)rl, re, why);
+    return -1;
+  }
+  p->rule[x] = RULE_MATCH;
+  p->care[x] = p->nre++;
+  return 0;
+}
+
 /* The `# any:` lines of text into rule[]. -1 with err set on a bad token. */
 static int parse_rules(pattern *p, const char *text, size_t len, const char *path, char *err,
                        size_t errlen) {
@@ -161,6 +223,9 @@ static int parse_rules(pattern *p, const char *text, size_t len, const char *pat
       return -1;
     if (le - l > 7 && strncmp(l, "# last:", 7) == 0 &&
         parse_last(p, l + 7, le, path, line, err, errlen))
+      return -1;
+    if (le - l > 8 && strncmp(l, "# match:", 8) == 0 &&
+        parse_match(p, l + 8, le, path, line, err, errlen))
       return -1;
     if (le - l > 6 && strncmp(l, "# any:", 6) == 0) {
       char buf[4096];
@@ -284,6 +349,7 @@ fail:
   free(p.orders);
   free(p.last);
   free(p.root);
+  free_regexes(&p);
   return -1;
 }
 
@@ -366,6 +432,9 @@ static bool match_call(sf_known *k, const pattern *p, uint32_t j, uint32_t i, ui
     const sf_param *prm = &f->params[a];
     if (prm->flags & (SF_P_OUT | SF_P_LENGTH | SF_P_CONST | SF_P_GIVEN)) continue;
     if (prm->kind == SF_HANDLE) {
+      /* `# any:` on a handle: any handle or none (a context the bug does
+       * not depend on), matched with nothing of the pattern. */
+      if (p->rule[ps->calls[j].arg0 + a] == RULE_ANY) continue;
       if (pa[a].bits == SF_NULL_REF || ra[a].bits == SF_NULL_REF) {
         if (pa[a].bits != ra[a].bits) return false;
       } else if (!map_value(k, p, ntrail, p->root[pa[a].bits], k->rroot[ra[a].bits])) {
@@ -378,6 +447,20 @@ static bool match_call(sf_known *k, const pattern *p, uint32_t j, uint32_t i, ui
     if (rule == RULE_MIN_LEN || rule == RULE_LEN) {
       uint64_t n = p->care[ps->calls[j].arg0 + a];
       if (ra[a].bits == 1 || ra[a].len < n || (rule == RULE_LEN && ra[a].len != n)) return false;
+      continue;
+    }
+    if (rule == RULE_MATCH) {
+      /* A copy with a NUL after it: REG_STARTEND takes the bytes as they
+       * are, NULs included, but the sanitizers' regexec reads up to a NUL. */
+      if (ra[a].bits == 1) return false;
+      sf_buf_reset(&k->subject);
+      if (sf_buf_append(&k->subject, sf_seq_bytes(rs, &ra[a]), ra[a].len) ||
+          !sf_buf_cstr(&k->subject))
+        return false;
+      regmatch_t range = {.rm_so = 0, .rm_eo = (regoff_t)ra[a].len};
+      if (regexec(&p->re[p->care[ps->calls[j].arg0 + a]], (const char *)k->subject.data, 1, &range,
+                  REG_STARTEND))
+        return false;
       continue;
     }
     if (rule == RULE_EQUAL) {

@@ -10,7 +10,8 @@
  *
  *     # any: 2.1 3.2=4.2
  *
- * lists the arguments (CALL.ARG, both from 1) that may take any value,
+ * lists the arguments (CALL.ARG, both from 1) that may take any value
+ * (a handle: any handle or NULL, mapped onto nothing of the pattern),
  * those that may take any value equal to another one's (a key put and then
  * deleted: CALL.ARG=CALL.ARG), and flags whose bits in a mask may take any
  * value (CALL.ARG~HEXMASK), and strings or buffers whose content does not
@@ -20,6 +21,10 @@
  * constants) are ignored.
  *
  * `C.A#LEN` asks for any content of exactly LEN bytes. A comment line
+ * `# match: C.A REGEX` asks for a string or buffer whose bytes, whole, the
+ * POSIX extended regular expression REGEX (the rest of the line) matches:
+ * a bug that needs a construct cut short, any digits after a prefix, has
+ * variants no exact bytes or length can state. A comment line
  * `# last: f g` names functions that may stand in for the last call (on
  * the handle it takes first, any other arguments): the bug is armed, and
  * any of them sets it off. A comment line `# order: 2 1 3` names another order of the calls before

@@ -98,14 +98,131 @@ static void test_a_new_run_forgets_the_last(void **state) {
   sf_api_free(api);
 }
 
+/* Does a pattern that takes any key the expression `# match:` gives stop
+ * the run that puts `key` (len bytes)? */
+static bool match_stops(const char *key, size_t len) {
+  static const char text[] = "# any: 1.1 1.2 2.3\n"
+                             "# match: 2.2 k(ey)?[0-9]+\n"
+                             "h1 = kv_open(1, 0);\n"
+                             "kv_put(h1, \"\", \"\");\n";
+  sf_api *api = load_api_file(DEMO_API);
+  sf_known *k = sf_known_new(api);
+  char err[512] = "";
+  assert_int_equal(sf_known_add_text(k, text, strlen(text), "m.seq", err, sizeof err), 0);
+  sf_seq s;
+  sf_seq_init(&s, api);
+  parse_seq_ok(&s, api, "h1 = kv_open(3, 0); kv_put(h1, \"x\", \"v\");");
+  assert_int_equal(sf_seq_set_bytes(&s, &sf_seq_args(&s, 1)[1], (const uint8_t *)key, len), 0);
+  sf_known_begin_run(k);
+  bool stops = sf_known_stops(k, &s, 1);
+  sf_seq_free(&s);
+  sf_known_free(k);
+  sf_api_free(api);
+  return stops;
+}
+
+static void test_match_takes_the_bytes_whole(void **state) {
+  (void)state;
+  assert_true(match_stops("k7", 2));
+  assert_true(match_stops("key2026", 7));
+  assert_false(match_stops("k", 1));   /* no digit */
+  assert_false(match_stops("k7x", 3)); /* more after the match: whole bytes only */
+  assert_false(match_stops("xk7", 3)); /* before it */
+  assert_false(match_stops("k7\0"
+                           "9",
+                           4)); /* a NUL is a byte like any other */
+  assert_false(match_stops("k\0"
+                           "7",
+                           3));
+}
+
+/* Does the merge pattern, with `any` (a rule on its source handle or
+ * none), stop run `text` at its last call? */
+static bool merge_stops(const char *any, const char *text) {
+  char pat[512];
+  snprintf(pat, sizeof pat,
+           "# any: 1.1 1.2 2.1 2.2 %s\n"
+           "h1 = kv_open(1, 0); h2 = kv_open(1, 0); kv_merge(h1, h2);\n",
+           any);
+  sf_api *api = load_api_file(DEMO_API);
+  sf_known *k = sf_known_new(api);
+  char err[512] = "";
+  assert_int_equal(sf_known_add_text(k, pat, strlen(pat), "h.seq", err, sizeof err), 0);
+  sf_seq s;
+  sf_seq_init(&s, api);
+  parse_seq_ok(&s, api, text);
+  sf_known_begin_run(k);
+  bool stops = false;
+  for (uint32_t ci = 0; ci < s.ncalls; ci++)
+    stops = sf_known_stops(k, &s, ci);
+  sf_seq_free(&s);
+  sf_known_free(k);
+  sf_api_free(api);
+  return stops;
+}
+
+static void test_any_handle(void **state) {
+  (void)state;
+  /* A snapshot merged into its store: both handles have the store's root,
+   * one run root for the pattern's two (handles map one to one), unless the
+   * source may be any handle. */
+  const char *run =
+      "h1 = kv_open(2, 0); h2 = kv_snapshot(h1); h3 = kv_open(5, 0); kv_merge(h1, h2);";
+  assert_false(merge_stops("", run));
+  assert_true(merge_stops("3.2", run));
+  assert_true(merge_stops("", "h1 = kv_open(2, 0); h2 = kv_open(3, 0); kv_merge(h2, h1);"));
+}
+
+/* Does bench/known-patterns/pcre2 stop a compile of `pattern` (under
+ * `options`, with a compile context or none) at that call? */
+static bool pcre2_stops(const char *pattern, const char *options, bool context) {
+  sf_api *api = load_api_file(PCRE2_API);
+  char err[2048] = "", text[512];
+  sf_known *k = sf_known_load(api, PCRE2_KNOWN, err, sizeof err);
+  assert_non_null(k);
+  assert_string_equal(err, "");
+  snprintf(text, sizeof text,
+           "h1 = pcre2_compile_context_create(NULL); "
+           "h2 = pcre2_compile(\"%s\", %s, &_, &_, %s);",
+           pattern, options, context ? "h1" : "NULL");
+  sf_seq s;
+  sf_seq_init(&s, api);
+  parse_seq_ok(&s, api, text);
+  sf_known_begin_run(k);
+  bool stops = !sf_known_stops(k, &s, 0) && sf_known_stops(k, &s, 1);
+  sf_seq_free(&s);
+  sf_known_free(k);
+  sf_api_free(api);
+  return stops;
+}
+
+/* pcre2's limit overread as the bench's pattern states it: the variants
+ * that crashed again after `seqfuzz known`'s exact bytes, and not the
+ * patterns that end the setting. */
+static void test_pcre2_limit_variants(void **state) {
+  (void)state;
+  assert_true(pcre2_stops("(*LIMIT_MATCH=", "0", false));
+  assert_true(pcre2_stops("(*LIMIT_MATCH=10", "PCRE2_UTF|PCRE2_CASELESS", false));
+  assert_true(pcre2_stops("(*LIMIT_DEPTH=1", "0", true));
+  assert_true(pcre2_stops("(*UTF)(*LIMIT_HEAP=5)(*LIMIT_RECURSION=", "PCRE2_ANCHORED", false));
+  assert_false(pcre2_stops("(*LIMIT_MATCH=10)", "0", false));
+  assert_false(pcre2_stops("(*LIMIT_MATCH=10)a", "0", false));
+  assert_false(pcre2_stops("(*FOO)(*LIMIT_MATCH=1", "0", false)); /* parsing stops at FOO */
+  assert_false(pcre2_stops("(*LIMIT_MATCH=1", "PCRE2_LITERAL", false));
+}
+
 static void test_bad_rules_are_errors(void **state) {
   (void)state;
   sf_api *api = load_api_file(DEMO_API);
   sf_known *k = sf_known_new(api);
   char err[512];
-  const char *bad[] = {"# any: 9.1\nh1 = kv_open(1, 0);\n", "# any: x\nh1 = kv_open(1, 0);\n",
+  const char *bad[] = {"# any: 9.1\nh1 = kv_open(1, 0);\n",
+                       "# any: x\nh1 = kv_open(1, 0);\n",
                        "# order: 1 1\nh1 = kv_open(1, 0); kv_count(h1); kv_close(h1);\n",
-                       "h1 = kv_open(1, 0"};
+                       "h1 = kv_open(1, 0",
+                       "# match: 2.2 (unclosed\nh1 = kv_open(1, 0); kv_put(h1, \"\", \"\");\n",
+                       "# match: 1.1 [0-9]\nh1 = kv_open(1, 0);\n",
+                       "# match: 2.2\nh1 = kv_open(1, 0); kv_put(h1, \"\", \"\");\n"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     err[0] = 0;
     assert_int_equal(sf_known_add_text(k, bad[i], strlen(bad[i]), "bad.seq", err, sizeof err), -1);
@@ -120,6 +237,9 @@ int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_variants_stop_at_the_last_call),
                                      cmocka_unit_test(test_other_runs_go_on),
                                      cmocka_unit_test(test_a_new_run_forgets_the_last),
+                                     cmocka_unit_test(test_match_takes_the_bytes_whole),
+                                     cmocka_unit_test(test_any_handle),
+                                     cmocka_unit_test(test_pcre2_limit_variants),
                                      cmocka_unit_test(test_bad_rules_are_errors)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
