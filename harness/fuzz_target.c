@@ -36,6 +36,7 @@
 #include "known.h"
 #include "run_server.h"
 #include "solver/budget.h"
+#include "campaign.h"
 #include "solver/remote.h"
 #include "solver/solver.h"
 
@@ -76,6 +77,8 @@ static struct {
   char probe_artifact[4200]; /* the file of the probe under way, or "" */
   double started;            /* seconds: the process's start */
   bool fork_job;             /* a job of libFuzzer's fork mode (-features_dir=) */
+  char campaign_path[4200];  /* a fork-mode job's campaign counts (harness/campaign.h), or "" */
+  sf_campaign_set *observed; /* a fork-mode job's: entries an earlier job observed */
   uint64_t checked;          /* probes that ran the generic checks (within their budget) */
 } G;
 
@@ -256,8 +259,13 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, bool own_outp
      * edges the campaign knows, new to this process alone. */
     if (own_output) sf_exec_count_edges(G.exec, sf_edges_new, sf_mutator_costly_calls(G.mut));
   }
-  bool within = observations_within_budget(), check = G.opt.generic && within;
+  /* An entry an earlier fork-mode job observed is not observed again: its
+   * checks would find what they found then, and every job meets the
+   * entries it loads anew (harness/campaign.h). */
+  bool within = !sf_campaign_set_has(G.observed, hash) && observations_within_budget(),
+       check = G.opt.generic && within;
   if (check) G.checked++;
+  if (within && (check || G.opt.contracts)) sf_campaign_set_add(G.observed, hash);
   sf_exec_generic_checks(G.exec, check);
   /* Not the engine's run: its comparison callbacks would feed tables it
    * clears before its next run (value profile) or keeps for mutations the
@@ -478,14 +486,15 @@ static void print_stats(FILE *out) {
   if (!G.remote) return;
   const sf_solver_stats v = G.solver_stats; /* as of the last step */
   fprintf(out,
-          "seqfuzz: solver: %.1f%% of the time | sites %llu, frontiers %llu | attempts %llu: "
+          "seqfuzz: solver: %.1f%% of the time%s | sites %llu, frontiers %llu | attempts %llu: "
           "no influence %llu, unfit %llu | queries %llu: sat %llu, unsat %llu, timeout %llu | "
           "flips %llu, kept by the engine %llu | crashes %llu\n",
-          sf_solver_budget_share(&G.budget), (unsigned long long)v.sites,
-          (unsigned long long)v.frontiers, (unsigned long long)v.attempts,
-          (unsigned long long)v.no_influence, (unsigned long long)v.unfit,
-          (unsigned long long)v.queries, (unsigned long long)v.sat, (unsigned long long)v.unsat,
-          (unsigned long long)v.timeouts, (unsigned long long)v.flips,
+          sf_solver_budget_share(&G.budget),
+          G.budget.scale < 1 ? " (a fifth of its share: its attempts keep nothing)" : "",
+          (unsigned long long)v.sites, (unsigned long long)v.frontiers,
+          (unsigned long long)v.attempts, (unsigned long long)v.no_influence,
+          (unsigned long long)v.unfit, (unsigned long long)v.queries, (unsigned long long)v.sat,
+          (unsigned long long)v.unsat, (unsigned long long)v.timeouts, (unsigned long long)v.flips,
           (unsigned long long)v.confirmed, (unsigned long long)v.crashes);
 }
 
@@ -562,13 +571,37 @@ static void serve(void) {
   _exit(0);
 }
 
+/* A fork-mode job ends: what its solver did goes to the campaign's totals. */
+static void add_to_campaign(void) {
+  sf_campaign_counts mine = {G.solver_stats.attempts, G.solver_stats.confirmed};
+  if (mine.solver_attempts || mine.solver_kept) sf_campaign_add(G.campaign_path, &mine);
+}
+
+/* A fork-mode job starts: its solver's budget follows the campaign's yield
+ * so far, not this job's alone (harness/campaign.h). */
+static void join_campaign(const char *features_dir) {
+  char path[4200];
+  if (!sf_campaign_path(features_dir, SF_CAMPAIGN_OBSERVED, path, sizeof path))
+    G.observed = sf_campaign_set_open(path);
+  if (sf_campaign_path(features_dir, SF_CAMPAIGN_COUNTS, G.campaign_path, sizeof G.campaign_path)) {
+    G.campaign_path[0] = 0;
+    return;
+  }
+  sf_campaign_counts past = sf_campaign_read(G.campaign_path);
+  sf_solver_budget_past(&G.budget, past.solver_attempts, past.solver_kept);
+  atexit(add_to_campaign);
+}
+
 /* Where libFuzzer writes its artifacts (probe_guard_arm's go there too),
  * and whether this process is a fork-mode job (the parent gives each job a
  * features directory). */
 static void read_engine_flags(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (strncmp(a, "-features_dir=", 14) == 0) G.fork_job = true;
+    if (strncmp(a, "-features_dir=", 14) == 0 && !G.fork_job) {
+      G.fork_job = true;
+      join_campaign(a + 14);
+    }
     if (strncmp(a, "-artifact_prefix=", 17) == 0)
       snprintf(G.artifact_prefix, sizeof G.artifact_prefix, "%s", a + 17);
     else if (strncmp(a, "-exact_artifact_path=", 21) == 0 && !G.artifact_prefix[0])

@@ -452,6 +452,7 @@ int sf_solver_client_stage(sf_solver_client **cp, sf_solver_budget *b, sf_buf *o
   uint64_t learn = growth(c->learn_us, &c->charged_learn_us);
   sf_solver_budget_spent(b, 1e-6 * (double)cpu, 1e-6 * (double)learn,
                          rc != 0 || st->attempts != attempts);
+  sf_solver_budget_yield(b, st->attempts, st->confirmed);
   if (rc == 1 && out->len - before > max_size) {
     out->len = before;
     return 0;

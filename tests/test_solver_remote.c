@@ -153,6 +153,34 @@ static void test_learning_within_budget(void **state) {
   sf_api_free(api);
 }
 
+/* The share follows the solver's yield: a fifth once 8 attempts or more
+ * kept fewer than one flip in 16, the whole again when flips are kept;
+ * earlier processes' counts (a fork-mode campaign) count alike. */
+static void test_share_follows_yield(void **state) {
+  (void)state;
+  sf_solver_budget b;
+  sf_solver_budget_init(&b, 10);
+  b.start -= 10; /* 1 s of solver time at the full share */
+  b.spent = 0.5;
+  sf_solver_budget_yield(&b, 7, 0); /* too few attempts to tell */
+  assert_true(sf_solver_budget_affords(&b, 0.4));
+  sf_solver_budget_yield(&b, 8, 0);
+  assert_false(sf_solver_budget_affords(&b, 0)); /* 0.2 s now */
+  sf_solver_budget_yield(&b, 32, 2);             /* one kept in 16 */
+  assert_true(sf_solver_budget_affords(&b, 0.4));
+  sf_solver_budget_yield(&b, 33, 2);
+  assert_false(sf_solver_budget_affords(&b, 0));
+  /* The campaign's earlier jobs made 40 attempts and kept nothing: a new
+   * job starts at a fifth, and its own first kept flips restore the share. */
+  sf_solver_budget_init(&b, 10);
+  b.start -= 10;
+  sf_solver_budget_past(&b, 40, 0);
+  assert_false(sf_solver_budget_affords(&b, 0.3));
+  assert_true(sf_solver_budget_affords(&b, 0.1));
+  sf_solver_budget_yield(&b, 3, 3);
+  assert_true(sf_solver_budget_affords(&b, 0.9));
+}
+
 /* An entry the budget could not pay to learn waits, and the server learns
  * it before a later step of the engines' stage, once the budget can pay:
  * the only entry that reaches a guard, met while the budget was spent,
@@ -381,6 +409,7 @@ int main(void) {
                                      cmocka_unit_test(test_answers_carry_hints),
                                      cmocka_unit_test(test_stage_charges_server_cpu),
                                      cmocka_unit_test(test_learning_within_budget),
+                                     cmocka_unit_test(test_share_follows_yield),
                                      cmocka_unit_test(test_refused_entries_wait),
                                      cmocka_unit_test(test_learning_charged_between_answers),
                                      cmocka_unit_test(test_deferred_start_keeps_inputs),
