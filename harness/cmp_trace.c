@@ -222,33 +222,44 @@ static void update_quiet(void) {
 /* Each wrapper: the quiet case jumps straight to the engine, a tail call
  * the compiler must make (at -O1, as OSS-Fuzz builds, it made a call: a
  * frame more per comparison, and the engine saw the wrapper as every
- * comparison's caller); the rest is out of line, with the comparison's site. */
+ * comparison's caller); the rest jumps to its out-of-line part, whose
+ * return address is then the comparison's own (its site). With nothing
+ * but tail calls, a wrapper needs no frame (built -fomit-frame-pointer): a
+ * test and a jump. */
 #if defined(__clang__) && __clang_major__ >= 13
 #define TAIL_CALL(call)                                                                            \
   _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Wpedantic\"")              \
       __attribute__((musttail)) return call;                                                       \
   _Pragma("clang diagnostic pop")
+/* The out-of-line part must not be inlined: its return address is the site. */
+#define TRACED_PART NO_COV __attribute__((noinline)) static
 #else
-#define TAIL_CALL(call) call
+/* No tail calls: the part is inlined, where __builtin_return_address(0)
+ * is the wrapper's, the site all the same. */
+#define TAIL_CALL(call)                                                                            \
+  do {                                                                                             \
+    call;                                                                                          \
+    return;                                                                                        \
+  } while (0)
+#define TRACED_PART NO_COV __attribute__((always_inline)) static inline
 #endif
 #define WRAP(n, T)                                                                                 \
-  NO_COV __attribute__((noinline)) static void traced_cmp##n(T a, T b, uint64_t site) {            \
+  TRACED_PART void traced_cmp##n(T a, T b) {                                                       \
     if (noting && watch_left) {                                                                    \
       watch_left--;                                                                                \
       note_answer_cmp(a, b, n);                                                                    \
       note_answer_cmp(b, a, n);                                                                    \
     }                                                                                              \
-    if (recording) record(site, a, b, n, SF_TRACE_VAR);                                            \
+    if (recording) record(SITE(), a, b, n, SF_TRACE_VAR);                                          \
     if (to_engine) __real___sanitizer_cov_trace_cmp##n(a, b);                                      \
   }                                                                                                \
   NO_COV void __wrap___sanitizer_cov_trace_cmp##n(T a, T b) {                                      \
     if (__builtin_expect(!quiet, 0)) {                                                             \
-      traced_cmp##n(a, b, SITE());                                                                 \
-      return;                                                                                      \
+      TAIL_CALL(traced_cmp##n(a, b));                                                              \
     }                                                                                              \
     TAIL_CALL(__real___sanitizer_cov_trace_cmp##n(a, b));                                          \
   }                                                                                                \
-  NO_COV __attribute__((noinline)) static void traced_const_cmp##n(T a, T b, uint64_t site) {      \
+  TRACED_PART void traced_const_cmp##n(T a, T b) {                                                 \
     if (noting) { /* the first argument is the compile-time constant */                            \
       if (n > 1)                                                                                   \
         note(a);                                                                                   \
@@ -259,13 +270,12 @@ static void update_quiet(void) {
         note_answer_cmp(a, b, n);                                                                  \
       }                                                                                            \
     }                                                                                              \
-    if (recording) record(site, a, b, n, SF_TRACE_CONST);                                          \
+    if (recording) record(SITE(), a, b, n, SF_TRACE_CONST);                                        \
     if (to_engine) __real___sanitizer_cov_trace_const_cmp##n(a, b);                                \
   }                                                                                                \
   NO_COV void __wrap___sanitizer_cov_trace_const_cmp##n(T a, T b) {                                \
     if (__builtin_expect(!quiet, 0)) {                                                             \
-      traced_const_cmp##n(a, b, SITE());                                                           \
-      return;                                                                                      \
+      TAIL_CALL(traced_const_cmp##n(a, b));                                                        \
     }                                                                                              \
     TAIL_CALL(__real___sanitizer_cov_trace_const_cmp##n(a, b));                                    \
   }
@@ -275,8 +285,8 @@ WRAP(4, uint32_t)
 WRAP(8, uint64_t)
 #undef WRAP
 
-NO_COV __attribute__((noinline)) static void traced_switch(uint64_t val, uint64_t *cases,
-                                                           uint64_t site) {
+TRACED_PART void traced_switch(uint64_t val, uint64_t *cases) {
+  uint64_t site = SITE();
   /* cases[0]: number of cases, cases[1]: bit width, then the case values. */
   uint8_t width = (uint8_t)(cases[1] / 8);
   uint64_t n = cases[0] < 64 ? cases[0] : 64;
@@ -302,8 +312,7 @@ NO_COV __attribute__((noinline)) static void traced_switch(uint64_t val, uint64_
 
 NO_COV void __wrap___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
   if (__builtin_expect(!quiet, 0)) {
-    traced_switch(val, cases, SITE());
-    return;
+    TAIL_CALL(traced_switch(val, cases));
   }
   TAIL_CALL(__real___sanitizer_cov_trace_switch(val, cases));
 }

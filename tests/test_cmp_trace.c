@@ -163,12 +163,35 @@ static void test_forwarding(void **state) {
   assert_int_equal(engine_calls, 3);
 }
 
+/* A comparison's site is where the library made it, not a place inside
+ * the wrappers: one place in a loop is one site, counted by occurrence;
+ * another place is another site. (The solver keys its frontiers by site.) */
+static void test_sites_are_the_callers(void **state) {
+  (void)state;
+  sf_cmp_trace_begin_records();
+  for (uint32_t i = 0; i < 2; i++)
+    __wrap___sanitizer_cov_trace_const_cmp4(7, i);
+  __wrap___sanitizer_cov_trace_const_cmp4(9, 1);
+  const sf_cmp_record *r;
+  assert_int_equal(sf_cmp_trace_end_records(&r), 3);
+  assert_true(r[0].site == r[1].site);
+  assert_int_equal(r[0].occurrence, 0);
+  assert_int_equal(r[1].occurrence, 1);
+  assert_true(r[2].site != r[0].site);
+  assert_int_equal(r[2].occurrence, 0);
+  uintptr_t wrapper = (uintptr_t)&__wrap___sanitizer_cov_trace_const_cmp4;
+  for (int i = 0; i < 3; i++)
+    assert_false(r[i].site >= wrapper && r[i].site < wrapper + 256);
+  assert_int_equal(r[2].a, 9);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_neighbours),
       cmocka_unit_test(test_new_pairs_first),
       cmocka_unit_test(test_separators),
       cmocka_unit_test(test_forwarding),
+      cmocka_unit_test(test_sites_are_the_callers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
