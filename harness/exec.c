@@ -1112,6 +1112,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
   sf_run_result r = {SF_RUN_OK, s->ncalls, 0};
   sf_life_clear(&x->life);
   x->nkept = x->ngone = 0;
+  x->known_finding = false;
   sf_known_begin_run(x->known);
   if (s->api != x->api) {
     r.status = SF_RUN_INVALID;
@@ -1254,6 +1255,9 @@ out:
   cleanup(x);
   if (x->oracle_hooks && r.status != SF_RUN_INVALID && r.status != SF_RUN_OOM)
     sf_oracle_after_run(x, s);
+  /* A check found a known bug (by its signature): the run is set aside as
+   * one that would complete a known bug's pattern, all its calls made. */
+  if (x->known_finding && sf_run_legal(&r)) r.status = SF_RUN_KNOWN;
   if (result) *result = r;
   return r.status;
 }

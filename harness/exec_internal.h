@@ -86,6 +86,7 @@ struct sf_exec {
   uint32_t mock_calls; /* calls of any mock, for sf_call_outcome */
   void (*on_mock_answer)(uint64_t answer);
   const struct sf_known *known; /* sf_exec_set_known */
+  bool known_finding;           /* this run: a check found a known bug (oracle.c) */
   ffi_cif *cb_cif;              /* per callback type */
   ffi_type **cb_argtypes;       /* per callback type, 64 slots */
   sf_mock **mocks;

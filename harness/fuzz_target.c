@@ -538,11 +538,14 @@ static void write_stats_file(void) {
   if (fclose(f) == 0) rename(tmp, path); /* readers never see half a file */
 }
 
+static void add_to_campaign(void);
+
 /* The solver stage, within its time budget (solver/budget.h). */
 static size_t solver_stage(uint8_t *data, size_t max_size) {
   sf_buf_reset(&G.solved);
-  if (sf_solver_client_stage(&G.remote, &G.budget, &G.solved, max_size, &G.solver_stats) != 1)
-    return 0;
+  int rc = sf_solver_client_stage(&G.remote, &G.budget, &G.solved, max_size, &G.solver_stats);
+  add_to_campaign();
+  if (rc != 1) return 0;
   memcpy(data, G.solved.data, G.solved.len);
   return G.solved.len;
 }
@@ -571,10 +574,15 @@ static void serve(void) {
   _exit(0);
 }
 
-/* A fork-mode job ends: what its solver did goes to the campaign's totals. */
+/* What the solver did since the last call goes to a fork-mode campaign's
+ * totals at once: many jobs end in a crash, with no exit handler run. */
 static void add_to_campaign(void) {
-  sf_campaign_counts mine = {G.solver_stats.attempts, G.solver_stats.confirmed};
-  if (mine.solver_attempts || mine.solver_kept) sf_campaign_add(G.campaign_path, &mine);
+  static sf_campaign_counts added;
+  sf_campaign_counts now = {G.solver_stats.attempts, G.solver_stats.confirmed},
+                     delta = {now.solver_attempts - added.solver_attempts,
+                              now.solver_kept - added.solver_kept};
+  if (!G.campaign_path[0] || (!delta.solver_attempts && !delta.solver_kept)) return;
+  if (sf_campaign_add(G.campaign_path, &delta) == 0) added = now;
 }
 
 /* A fork-mode job starts: its solver's budget follows the campaign's yield
@@ -589,7 +597,6 @@ static void join_campaign(const char *features_dir) {
   }
   sf_campaign_counts past = sf_campaign_read(G.campaign_path);
   sf_solver_budget_past(&G.budget, past.solver_attempts, past.solver_kept);
-  atexit(add_to_campaign);
 }
 
 /* Where libFuzzer writes its artifacts (probe_guard_arm's go there too),

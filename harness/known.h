@@ -30,6 +30,14 @@
  * any of them sets it off. A comment line `# order: 2 1 3` names another order of the calls before
  * the last one (each once, from 1) in which the crash happens too.
  *
+ * A file with no calls and a line `# signature: KIND in FUNC [WHICH]` sets
+ * aside a finding of seqfuzz's own checks (harness/oracle.c: a round trip
+ * that fails, an impure observer, a broken contract) by its signature, the
+ * report's SUMMARY: such a bug, a printer's output its parser rejects, has
+ * as many variants as there are documents that show it, and the check
+ * tells it by its kind, not by a sequence. The check then reports nothing
+ * and the run ends as one that would complete a known bug.
+ *
  * A run matches a known bug at call ci when its calls so far contain the
  * pattern's calls as a subsequence whose last call is ci, of the same
  * functions, with the handle arguments mapped one to one onto the pattern's
@@ -60,6 +68,10 @@ int sf_known_add_text(sf_known *k, const char *text, size_t len, const char *pat
 sf_known *sf_known_new(const sf_api *api);
 void sf_known_free(sf_known *k);
 uint32_t sf_known_count(const sf_known *k);
+
+/* Is a finding of seqfuzz's own checks with this signature ("KIND in FUNC
+ * [WHICH]", as its report's SUMMARY line says after "seqfuzz: ") known? */
+bool sf_known_signature(const sf_known *k, const char *signature);
 
 /* A run starts: what sf_known_stops kept of the last run is forgotten. */
 void sf_known_begin_run(const sf_known *k);

@@ -211,6 +211,26 @@ static void test_pcre2_limit_variants(void **state) {
   assert_false(pcre2_stops("(*LIMIT_MATCH=1", "PCRE2_LITERAL", false));
 }
 
+/* A file with no calls but a signature: a finding of the checks, by name. */
+static void test_signature_files(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(DEMO_API);
+  sf_known *k = sf_known_new(api);
+  char err[512] = "";
+  const char *text =
+      "# a known bug: round-trip-failure\n"
+      "# signature:  round-trip-failure in kv_load [rejects its printer's output] \n";
+  assert_int_equal(sf_known_add_text(k, text, strlen(text), "s.seq", err, sizeof err), 0);
+  assert_int_equal(sf_known_count(k), 1);
+  assert_true(
+      sf_known_signature(k, "round-trip-failure in kv_load [rejects its printer's output]"));
+  assert_false(sf_known_signature(k, "round-trip-failure in kv_load [prints differently]"));
+  assert_int_equal(sf_known_add_text(k, "# nothing\n", 10, "e.seq", err, sizeof err), -1);
+  assert_non_null(strstr(err, "e.seq: no calls"));
+  sf_known_free(k);
+  sf_api_free(api);
+}
+
 static void test_bad_rules_are_errors(void **state) {
   (void)state;
   sf_api *api = load_api_file(DEMO_API);
@@ -240,6 +260,7 @@ int main(void) {
                                      cmocka_unit_test(test_match_takes_the_bytes_whole),
                                      cmocka_unit_test(test_any_handle),
                                      cmocka_unit_test(test_pcre2_limit_variants),
+                                     cmocka_unit_test(test_signature_files),
                                      cmocka_unit_test(test_bad_rules_are_errors)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
