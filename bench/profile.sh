@@ -3,7 +3,8 @@
 # itself adds, at most 20% of the CPU time), and its executions per second
 # next to the library's own harness.
 #
-#   bench/profile.sh [--seconds S] [--freq HZ] [--known DIR] [--in-process] [LIB...]
+#   bench/profile.sh [--seconds S] [--freq HZ] [--known DIR] [--in-process] [--core N]
+#                    [--no-build] [LIB...]
 #   (30 s at 199 samples a second; cjson zlib sqlite3 libyaml pcre2)
 #
 # --in-process: one libFuzzer process for the whole run, as OSS-Fuzz runs a
@@ -11,6 +12,8 @@
 # anew: probes, the solver's learning, the engine's start); best with
 # --known, since the first crash ends the run (the table's last column
 # then says when).
+# --core N: the core both fuzzers run on (0; two profiles side by side on
+# two cores, the targets built beforehand: --no-build).
 # --freq HZ: perf's sampling rate; a long run at a lower one keeps perf's
 # data (DWARF stacks, 32 KiB a sample) within a few GB.
 #
@@ -48,12 +51,14 @@
 # its statistics report.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-secs=30 freq=199 known="" fork=1
+secs=30 freq=199 known="" fork=1 core=0 build=1
 while [ $# -gt 0 ]; do
   case "$1" in
   --seconds) secs=$2; shift 2 ;;
   --freq) freq=$2; shift 2 ;;
   --in-process) fork=0; shift ;;
+  --core) core=$2; shift 2 ;;
+  --no-build) build=0; shift ;;
   --known) known=$(cd "$2" && pwd); shift 2 ;;
   *) break ;;
   esac
@@ -71,7 +76,7 @@ fuzz() {
   unzip -q -o "$2" -d "$4/corpus" 2>/dev/null || true
   local mode=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
   [ "$fork" = 1 ] || mode=()
-  SEQFUZZ_STATS=5 SEQFUZZ_STATS_DIR=$4/stats SEQFUZZ_KNOWN=$5 taskset -c 0 "$1" -max_total_time="$secs" -seed=1 \
+  SEQFUZZ_STATS=5 SEQFUZZ_STATS_DIR=$4/stats SEQFUZZ_KNOWN=$5 taskset -c "$core" "$1" -max_total_time="$secs" -seed=1 \
     "${mode[@]}" -timeout=25 -rss_limit_mb=2560 \
     -artifact_prefix="$4/crashes/" $([ -f "$3" ] && echo "-dict=$3") "$4/corpus" >"$4/log" 2>&1 || true
 }
@@ -84,7 +89,7 @@ printf '%-8s | %7s | %7s | %6s | %6s | %7s | %6s | %6s | %11s | %9s | %s\n' lib 
   engine seqfuzz files other "seqfuzz x/s" "calls/s" "own harness x/s"
 splits=()
 for lib in "${libs[@]}"; do
-  "$root/scripts/build-target.sh" "$lib" >"$work/$lib.build.log" 2>&1 ||
+  [ "$build" = 0 ] || "$root/scripts/build-target.sh" "$lib" >"$work/$lib.build.log" 2>&1 ||
     { tail -5 "$work/$lib.build.log"; exit 1; }
   bindir=$root/build/targets/$lib/libfuzzer
   bin=$bindir/${lib}_seqfuzz
@@ -93,7 +98,7 @@ for lib in "${libs[@]}"; do
   lib_known=""
   [ -n "$known" ] && [ -d "$known/$lib" ] && lib_known=$known/$lib
   perf record -q -F "$freq" --call-graph dwarf,32768 -o "$d/perf.data" -- \
-    bash -c "$(declare -f fuzz); secs=$secs fork=$fork; fuzz '$bin' '$bindir/${lib}_seqfuzz_seed_corpus.zip' '$bindir/${lib}_seqfuzz.dict' '$d' '$lib_known'" \
+    bash -c "$(declare -f fuzz); secs=$secs fork=$fork core=$core; fuzz '$bin' '$bindir/${lib}_seqfuzz_seed_corpus.zip' '$bindir/${lib}_seqfuzz.dict' '$d' '$lib_known'" \
     2>/dev/null
   # Function -> category, by the source file nm -l gives each symbol.
   nm -l --defined-only "$bin" 2>/dev/null | awk -v root="$root" '

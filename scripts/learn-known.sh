@@ -33,7 +33,15 @@ for in in "$batch"/t/*.input; do
   for p in "$known"/*.seq; do
     [ -f "$p" ] && [ -n "$sig" ] && [ "$(head -n1 "$p")" = "# a known bug: $sig" ] && widen=(--widen)
   done
-  "$sf" known "$api" "$in" --target "$fuzzer" -o "$tmp" "${widen[@]}" 2>>"$work/known.log" || continue
+  if [ ${#widen[@]} -gt 0 ] && grep -q "ERROR: seqfuzz: " "${in%.input}.report.txt"; then
+    # A finding of seqfuzz's own checks that came back: its variants are
+    # as many as the values that show it (a printer that fails on many
+    # documents). Set aside by its signature (harness/known.h).
+    printf '# a known bug: %s\n# (came back as a variant of its pattern: set aside by its signature)\n# signature: %s\n' \
+      "$sig" "$sig" >"$tmp"
+  else
+    "$sf" known "$api" "$in" --target "$fuzzer" -o "$tmp" "${widen[@]}" 2>>"$work/known.log" || continue
+  fi
   # A crash whose minimized form is a pattern already there (a variant the
   # pattern does not cover) adds nothing.
   dup=0
