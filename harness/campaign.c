@@ -22,21 +22,22 @@ int sf_campaign_path(const char *features_dir, const char *name, char *path, siz
 
 /* The counts in the text at fd's start (zeros for what is missing). */
 static sf_campaign_counts parse(int fd) {
-  sf_campaign_counts c = {0, 0};
+  sf_campaign_counts c = {0, 0, 0};
   char buf[256];
   ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
   if (n <= 0) return c;
   buf[n] = 0;
-  unsigned long long a, k;
-  if (sscanf(buf, "solver_attempts=%llu solver_kept=%llu", &a, &k) == 2) {
+  unsigned long long a, k, ms;
+  if (sscanf(buf, "solver_attempts=%llu solver_kept=%llu solver_ms=%llu", &a, &k, &ms) == 3) {
     c.solver_attempts = a;
     c.solver_kept = k;
+    c.solver_ms = ms;
   }
   return c;
 }
 
 sf_campaign_counts sf_campaign_read(const char *path) {
-  sf_campaign_counts c = {0, 0};
+  sf_campaign_counts c = {0, 0, 0};
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return c;
   if (flock(fd, LOCK_SH) == 0) c = parse(fd);
@@ -52,9 +53,11 @@ int sf_campaign_add(const char *path, const sf_campaign_counts *add) {
     sf_campaign_counts c = parse(fd);
     c.solver_attempts += add->solver_attempts;
     c.solver_kept += add->solver_kept;
-    char buf[128];
-    int n = snprintf(buf, sizeof buf, "solver_attempts=%llu solver_kept=%llu\n",
-                     (unsigned long long)c.solver_attempts, (unsigned long long)c.solver_kept);
+    c.solver_ms += add->solver_ms;
+    char buf[160];
+    int n = snprintf(buf, sizeof buf, "solver_attempts=%llu solver_kept=%llu solver_ms=%llu\n",
+                     (unsigned long long)c.solver_attempts, (unsigned long long)c.solver_kept,
+                     (unsigned long long)c.solver_ms);
     if (pwrite(fd, buf, (size_t)n, 0) == n && ftruncate(fd, n) == 0) rc = 0;
   }
   close(fd); /* releases the lock */

@@ -25,6 +25,7 @@
 typedef struct sf_campaign_counts {
   uint64_t solver_attempts; /* frontiers the solver tried */
   uint64_t solver_kept;     /* its flips the engine kept as new corpus entries */
+  uint64_t solver_ms;       /* its CPU time, learning included, in milliseconds */
 } sf_campaign_counts;
 
 /* The campaign's file `name` for a job started with

@@ -490,7 +490,7 @@ static void print_stats(FILE *out) {
           "no influence %llu, unfit %llu | queries %llu: sat %llu, unsat %llu, timeout %llu | "
           "flips %llu, kept by the engine %llu | crashes %llu\n",
           sf_solver_budget_share(&G.budget),
-          G.budget.scale < 1 ? " (a fifth of its share: its attempts keep nothing)" : "",
+          sf_solver_budget_scale(&G.budget) < 1 ? " (a fifth of its share: it keeps nothing)" : "",
           (unsigned long long)v.sites, (unsigned long long)v.frontiers,
           (unsigned long long)v.attempts, (unsigned long long)v.no_influence,
           (unsigned long long)v.unfit, (unsigned long long)v.queries, (unsigned long long)v.sat,
@@ -575,13 +575,16 @@ static void serve(void) {
 }
 
 /* What the solver did since the last call goes to a fork-mode campaign's
- * totals at once: many jobs end in a crash, with no exit handler run. */
+ * totals at once (many jobs end in a crash, with no exit handler run): new
+ * attempts or kept flips, or a second more of its CPU time. */
 static void add_to_campaign(void) {
   static sf_campaign_counts added;
-  sf_campaign_counts now = {G.solver_stats.attempts, G.solver_stats.confirmed},
+  if (!G.campaign_path[0]) return;
+  sf_campaign_counts now = {G.solver_stats.attempts, G.solver_stats.confirmed,
+                            (uint64_t)(G.budget.spent * 1000)},
                      delta = {now.solver_attempts - added.solver_attempts,
-                              now.solver_kept - added.solver_kept};
-  if (!G.campaign_path[0] || (!delta.solver_attempts && !delta.solver_kept)) return;
+                              now.solver_kept - added.solver_kept, now.solver_ms - added.solver_ms};
+  if (!delta.solver_attempts && !delta.solver_kept && delta.solver_ms < 1000) return;
   if (sf_campaign_add(G.campaign_path, &delta) == 0) added = now;
 }
 
@@ -596,7 +599,8 @@ static void join_campaign(const char *features_dir) {
     return;
   }
   sf_campaign_counts past = sf_campaign_read(G.campaign_path);
-  sf_solver_budget_past(&G.budget, past.solver_attempts, past.solver_kept);
+  sf_solver_budget_past(&G.budget, past.solver_attempts, past.solver_kept,
+                        (double)past.solver_ms / 1000);
 }
 
 /* Where libFuzzer writes its artifacts (probe_guard_arm's go there too),

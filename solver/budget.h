@@ -11,12 +11,13 @@
  * that mattered never among them).
  *
  * The share follows the solver's yield: once it has made 8 attempts or
- * more and fewer than one in 16 gave a flip the engine kept, it gets a
- * fifth of it. On the bundled real libraries it kept no flip in any
- * measured run, at 5-6% of the time; on a library whose guards it flips it
- * keeps its share. In fork mode the counts are the campaign's
- * (harness/campaign.h): each short job would otherwise start at the full
- * share and spend it learning. */
+ * spent 10 s of CPU time (learning, on a large corpus, can take all of it
+ * before a single attempt), and fewer than one attempt in 16 gave a flip
+ * the engine kept (none at all: fewer), it gets a fifth of it. On the
+ * bundled real libraries it kept no flip in any measured run, at 5-6% of
+ * the time; on a library whose guards it flips it keeps its share. In fork
+ * mode the counts are the campaign's (harness/campaign.h): each short job
+ * would otherwise start at the full share and spend it learning. */
 #ifndef SF_SOLVER_BUDGET_H
 #define SF_SOLVER_BUDGET_H
 
@@ -31,8 +32,9 @@ typedef struct sf_solver_budget {
   double learnt; /* learning since the start: as the answers reported it, then guessed */
   long percent;
   uint64_t mutations, idle_until;
-  double scale;                      /* of the share: 1, or a fifth while attempts keep nothing */
+  uint64_t attempts, kept;           /* the solver's yield as last reported */
   uint64_t past_attempts, past_kept; /* earlier processes' (a fork-mode campaign's jobs) */
+  double past_spent;                 /* their solver CPU time, seconds */
 } sf_solver_budget;
 
 static inline void sf_solver_budget_init(sf_solver_budget *b, long percent) {
@@ -40,23 +42,33 @@ static inline void sf_solver_budget_init(sf_solver_budget *b, long percent) {
   b->spent = b->unpaid = b->learnt = 0;
   b->percent = percent;
   b->mutations = b->idle_until = 0;
-  b->scale = 1;
-  b->past_attempts = b->past_kept = 0;
+  b->attempts = b->kept = b->past_attempts = b->past_kept = 0;
+  b->past_spent = 0;
+}
+
+/* The part of the share the solver gets: 1, or a fifth while it does not
+ * pay (above). */
+static inline double sf_solver_budget_scale(const sf_solver_budget *b) {
+  uint64_t attempts = b->attempts + b->past_attempts, kept = b->kept + b->past_kept;
+  bool judged = attempts >= 8 || b->spent + b->past_spent >= 10;
+  bool pays = kept > 0 && kept * 16 >= attempts;
+  return judged && !pays ? 0.2 : 1.0;
 }
 
 /* The solver's yield: attempts made and flips the engine kept, by this
  * process (the earlier processes' counts are added). */
 static inline void sf_solver_budget_yield(sf_solver_budget *b, uint64_t attempts, uint64_t kept) {
-  attempts += b->past_attempts;
-  kept += b->past_kept;
-  b->scale = attempts < 8 || kept * 16 >= attempts ? 1.0 : 0.2;
+  b->attempts = attempts;
+  b->kept = kept;
 }
 
-/* What the solvers of the campaign's earlier processes did (fork mode). */
-static inline void sf_solver_budget_past(sf_solver_budget *b, uint64_t attempts, uint64_t kept) {
+/* What the solvers of the campaign's earlier processes did (fork mode):
+ * attempts, flips kept, CPU seconds. */
+static inline void sf_solver_budget_past(sf_solver_budget *b, uint64_t attempts, uint64_t kept,
+                                         double spent) {
   b->past_attempts = attempts;
   b->past_kept = kept;
-  sf_solver_budget_yield(b, 0, 0);
+  b->past_spent = spent;
 }
 
 /* A new corpus entry arrived (coverage grows). */
@@ -66,7 +78,7 @@ static inline void sf_solver_budget_new_input(sf_solver_budget *b) {
 
 /* The solver's share of the time so far, in seconds. */
 static inline double sf_solver_budget_allowance(const sf_solver_budget *b) {
-  double now = sf_seconds_now(), share = b->scale * (double)b->percent / 100.0;
+  double now = sf_seconds_now(), share = sf_solver_budget_scale(b) * (double)b->percent / 100.0;
   if (now - b->last_new > 10) share *= 4;
   return share * (now - b->start);
 }

@@ -29,7 +29,7 @@ static void test_jobs_add_up(void **state) {
   sf_campaign_counts c = sf_campaign_read(path); /* no file yet */
   assert_int_equal(c.solver_attempts, 0);
   assert_int_equal(c.solver_kept, 0);
-  sf_campaign_counts one = {3, 1};
+  sf_campaign_counts one = {3, 1, 2500};
   assert_int_equal(sf_campaign_add(path, &one), 0);
   /* Sixteen jobs ending at once, each adding 10 attempts and 1 kept flip
    * 20 times: no addition is lost. */
@@ -37,7 +37,7 @@ static void test_jobs_add_up(void **state) {
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-      sf_campaign_counts mine = {10, 1};
+      sf_campaign_counts mine = {10, 1, 1000};
       for (int k = 0; k < 20; k++)
         if (sf_campaign_add(path, &mine)) _exit(1);
       _exit(0);
@@ -51,6 +51,7 @@ static void test_jobs_add_up(void **state) {
   c = sf_campaign_read(path);
   assert_int_equal(c.solver_attempts, 3 + 16 * 20 * 10);
   assert_int_equal(c.solver_kept, 1 + 16 * 20);
+  assert_int_equal(c.solver_ms, 2500 + 16 * 20 * 1000);
   /* A file that says something else reads as zeros, and is replaced. */
   FILE *f = fopen(path, "w");
   fputs("garbage that is longer than the counts ever were\n", f);

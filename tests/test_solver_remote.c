@@ -153,9 +153,10 @@ static void test_learning_within_budget(void **state) {
   sf_api_free(api);
 }
 
-/* The share follows the solver's yield: a fifth once 8 attempts or more
- * kept fewer than one flip in 16, the whole again when flips are kept;
- * earlier processes' counts (a fork-mode campaign) count alike. */
+/* The share follows the solver's yield: a fifth once 8 attempts or more,
+ * or 10 s of its time, kept fewer than one flip in 16 (none: fewer), the
+ * whole again when flips are kept; earlier processes' counts (a fork-mode
+ * campaign) count alike. */
 static void test_share_follows_yield(void **state) {
   (void)state;
   sf_solver_budget b;
@@ -170,15 +171,28 @@ static void test_share_follows_yield(void **state) {
   assert_true(sf_solver_budget_affords(&b, 0.4));
   sf_solver_budget_yield(&b, 33, 2);
   assert_false(sf_solver_budget_affords(&b, 0));
+  /* No attempt at all, 10 s spent learning: a fifth as well. */
+  sf_solver_budget_init(&b, 10);
+  b.start -= 200; /* 20 s at the full share */
+  b.spent = 9;
+  assert_true(sf_solver_budget_affords(&b, 0.5));
+  b.spent = 10;
+  assert_false(sf_solver_budget_affords(&b, 0)); /* 4 s now */
+  sf_solver_budget_yield(&b, 1, 1);              /* a kept flip pays */
+  assert_true(sf_solver_budget_affords(&b, 5));
   /* The campaign's earlier jobs made 40 attempts and kept nothing: a new
    * job starts at a fifth, and its own first kept flips restore the share. */
   sf_solver_budget_init(&b, 10);
   b.start -= 10;
-  sf_solver_budget_past(&b, 40, 0);
+  sf_solver_budget_past(&b, 40, 0, 3);
   assert_false(sf_solver_budget_affords(&b, 0.3));
   assert_true(sf_solver_budget_affords(&b, 0.1));
   sf_solver_budget_yield(&b, 3, 3);
   assert_true(sf_solver_budget_affords(&b, 0.9));
+  sf_solver_budget_init(&b, 10);
+  b.start -= 10;
+  sf_solver_budget_past(&b, 0, 0, 12); /* their time alone */
+  assert_false(sf_solver_budget_affords(&b, 0.3));
 }
 
 /* An entry the budget could not pay to learn waits, and the server learns
