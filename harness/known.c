@@ -16,7 +16,8 @@ enum {
   RULE_MIN_LEN = 2, /* bytes of any content, at least care[] long */
   RULE_LEN = 3,     /* bytes of any content, care[] long */
   RULE_MATCH = 4,   /* bytes that the regular expression re[care[]] matches whole */
-  RULE_GROUP = 5    /* + the group's canonical arg index */
+  RULE_HAS = 5,     /* an array holding each of the pattern's elements, among any others */
+  RULE_GROUP = 6    /* + the group's canonical arg index */
 };
 
 typedef struct pattern {
@@ -250,6 +251,32 @@ static int parse_match(pattern *p, const char *s, const char *e, const char *pat
   return 0;
 }
 
+/* A `# has:` line's CALL.ARG list (s to e): arrays whose elements need
+ * only include the pattern's (one NaN among any numbers: the bug is the
+ * element, not the array). */
+static int parse_has(pattern *p, const char *s, const char *e, const char *path, unsigned line,
+                     char *err, size_t errlen) {
+  char buf[1024];
+  size_t n = (size_t)(e - s) < sizeof buf - 1 ? (size_t)(e - s) : sizeof buf - 1;
+  memcpy(buf, s, n);
+  buf[n] = 0;
+  for (char *save, *tok = strtok_r(buf, " \t\r", &save); tok;
+       tok = strtok_r(NULL, " \t\r", &save)) {
+    unsigned c, a;
+    int used = 0;
+    uint32_t x = UINT32_MAX;
+    if (sscanf(tok, "%u.%u%n", &c, &a, &used) == 2 && !tok[used]) x = arg_index(&p->seq, c, a);
+    sf_kind kind = x == UINT32_MAX ? SF_VOID : sf_seq_func(&p->seq, c - 1)->params[a - 1].kind;
+    if (kind != SF_ARRAY && kind != SF_BUFFER) {
+      snprintf(err, errlen, "%s:%u: `# has:` takes CALL.ARG of arrays or buffers, not '%s'", path,
+               line, tok);
+      return -1;
+    }
+    p->rule[x] = RULE_HAS;
+  }
+  return 0;
+}
+
 /* The `# any:` lines of text into rule[]. -1 with err set on a bad token. */
 static int parse_rules(pattern *p, const char *text, size_t len, const char *path, char *err,
                        size_t errlen) {
@@ -265,6 +292,9 @@ static int parse_rules(pattern *p, const char *text, size_t len, const char *pat
       return -1;
     if (le - l > 8 && strncmp(l, "# match:", 8) == 0 &&
         parse_match(p, l + 8, le, path, line, err, errlen))
+      return -1;
+    if (le - l > 6 && strncmp(l, "# has:", 6) == 0 &&
+        parse_has(p, l + 6, le, path, line, err, errlen))
       return -1;
     if (le - l > 6 && strncmp(l, "# any:", 6) == 0) {
       char buf[4096];
@@ -454,6 +484,33 @@ static bool same_value(const sf_param *p, const sf_seq *s, const sf_arg *a, cons
   return ((a->bits ^ b->bits) & care) == 0;
 }
 
+/* Element i (es bytes, little endian) of array argument a of s. */
+static uint64_t element(const sf_seq *s, const sf_arg *a, unsigned es, uint32_t i) {
+  const uint8_t *b = sf_seq_bytes(s, a) + (size_t)i * es;
+  uint64_t v = 0;
+  for (unsigned k = 0; k < es; k++)
+    v |= (uint64_t)b[k] << (8 * k);
+  return v;
+}
+
+/* Does run array b hold each element of pattern array a (RULE_HAS)? */
+static bool holds_elements(const sf_param *p, const sf_seq *s, const sf_arg *a, const sf_seq *t,
+                           const sf_arg *b) {
+  unsigned es = sf_kind_size(p->elem);
+  if (!es) return false;
+  bool real = p->elem == SF_F32 || p->elem == SF_F64;
+  for (uint32_t i = 0; i < a->len / es; i++) {
+    uint64_t want = element(s, a, es, i);
+    bool nan = real && isnan(sf_float_value(p->elem, want)), found = false;
+    for (uint32_t j = 0; j < b->len / es && !found; j++) {
+      uint64_t v = element(t, b, es, j);
+      found = v == want || (nan && isnan(sf_float_value(p->elem, v)));
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
 /* Map pattern value pv to run value rv (one to one), noting it on the
  * trail; false if that contradicts the mapping so far. */
 static bool map_value(sf_known *k, const pattern *p, uint32_t *ntrail, uint32_t pv, uint32_t rv) {
@@ -505,6 +562,10 @@ static bool match_call(sf_known *k, const pattern *p, uint32_t j, uint32_t i, ui
       if (regexec(&p->re[p->care[ps->calls[j].arg0 + a]], (const char *)k->subject.data, 1, &range,
                   REG_STARTEND))
         return false;
+      continue;
+    }
+    if (rule == RULE_HAS) {
+      if (!holds_elements(prm, ps, &pa[a], rs, &ra[a])) return false;
       continue;
     }
     if (rule == RULE_EQUAL) {

@@ -25,6 +25,9 @@
  * POSIX extended regular expression REGEX (the rest of the line) matches:
  * a bug that needs a construct cut short, any digits after a prefix, has
  * variants no exact bytes or length can state. A comment line
+ * `# has: C.A` asks for an array that holds each element of the pattern's
+ * among any others (a NaN equals any NaN): a bug one element sets off,
+ * whatever the array's length and other elements. A comment line
  * `# last: f g` names functions that may stand in for the last call (on
  * the handle it takes first, any other arguments): the bug is armed, and
  * any of them sets it off. A comment line `# order: 2 1 3` names another order of the calls before

@@ -211,6 +211,47 @@ static void test_pcre2_limit_variants(void **state) {
   assert_false(pcre2_stops("(*LIMIT_MATCH=1", "PCRE2_LITERAL", false));
 }
 
+/* Does bench/known-patterns/cjson stop run `text` at its last call, and
+ * not before? */
+static bool cjson_stops(const char *text) {
+  sf_api *api = load_api_file(CJSON_API);
+  char err[2048] = "";
+  sf_known *k = sf_known_load(api, CJSON_KNOWN, err, sizeof err);
+  assert_non_null(k);
+  assert_string_equal(err, "");
+  sf_seq s;
+  sf_seq_init(&s, api);
+  parse_seq_ok(&s, api, text);
+  sf_known_begin_run(k);
+  bool stops = false;
+  for (uint32_t ci = 0; ci < s.ncalls; ci++) {
+    stops = sf_known_stops(k, &s, ci);
+    if (stops && ci + 1 < s.ncalls) break;
+  }
+  bool last = stops && sf_known_stops(k, &s, s.ncalls - 1);
+  sf_seq_free(&s);
+  sf_known_free(k);
+  sf_api_free(api);
+  return last;
+}
+
+/* cJSON's NaN cast (a NaN number item) as the bench's patterns state it:
+ * any array with a NaN among other numbers, any object a NaN is added to;
+ * not the arrays and numbers without one (an infinity is clamped). */
+static void test_cjson_nan_variants(void **state) {
+  (void)state;
+  assert_true(cjson_stops("h1 = cJSON_CreateDoubleArray({1.5, nan, -2.0});"));
+  assert_true(cjson_stops("h1 = cJSON_CreateFloatArray({0.5, 0.25, nan});"));
+  assert_false(cjson_stops("h1 = cJSON_CreateDoubleArray({1.5, inf, -2.0});"));
+  assert_false(cjson_stops("h1 = cJSON_CreateFloatArray({});"));
+  assert_true(cjson_stops(
+      "h1 = cJSON_Parse(\"{}\"); h2 = cj_item(h1); h3 = cJSON_AddNumberToObject(h2, \"k\", nan);"));
+  assert_false(cjson_stops(
+      "h1 = cJSON_Parse(\"{}\"); h2 = cj_item(h1); h3 = cJSON_AddNumberToObject(h2, \"k\", 1.5);"));
+  assert_true(cjson_stops(
+      "h1 = cJSON_CreateObject(); h2 = cj_item(h1); h3 = cJSON_AddNumberToObject(h2, \"\", nan);"));
+}
+
 /* A file with no calls but a signature: a finding of the checks, by name. */
 static void test_signature_files(void **state) {
   (void)state;
@@ -242,7 +283,8 @@ static void test_bad_rules_are_errors(void **state) {
                        "h1 = kv_open(1, 0",
                        "# match: 2.2 (unclosed\nh1 = kv_open(1, 0); kv_put(h1, \"\", \"\");\n",
                        "# match: 1.1 [0-9]\nh1 = kv_open(1, 0);\n",
-                       "# match: 2.2\nh1 = kv_open(1, 0); kv_put(h1, \"\", \"\");\n"};
+                       "# match: 2.2\nh1 = kv_open(1, 0); kv_put(h1, \"\", \"\");\n",
+                       "# has: 1.1\nh1 = kv_open(1, 0);\n"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     err[0] = 0;
     assert_int_equal(sf_known_add_text(k, bad[i], strlen(bad[i]), "bad.seq", err, sizeof err), -1);
@@ -260,6 +302,7 @@ int main(void) {
                                      cmocka_unit_test(test_match_takes_the_bytes_whole),
                                      cmocka_unit_test(test_any_handle),
                                      cmocka_unit_test(test_pcre2_limit_variants),
+                                     cmocka_unit_test(test_cjson_nan_variants),
                                      cmocka_unit_test(test_signature_files),
                                      cmocka_unit_test(test_bad_rules_are_errors)};
   return cmocka_run_group_tests(tests, NULL, NULL);
