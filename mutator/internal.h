@@ -13,6 +13,9 @@
 #define DANGLING           (UINT64_MAX - 1) /* a value id that repair will treat as gone */
 #define MAX_PRODUCER_DEPTH 3
 #define SF_STATEFUL_PROBES 256
+#define SF_TRIALS          64         /* the trials ring (queued trials of new entries) */
+#define OPTION_TRIAL       UINT32_MAX /* a trial's pair: under other options */
+#define OPTION_TRIALS      4          /* per new entry that reached new code */
 
 struct sf_mutator {
   const sf_api *api;
@@ -42,14 +45,16 @@ struct sf_mutator {
   /* cur's mocks' answers and what they were compared with (pool.h). */
   uint64_t cur_answer_cmp[SF_FB_MAX_ANSWER_CMP][2];
   uint32_t ncur_answer_cmp;
-  /* Pool entries whose answer pairs are still to be tried, each once, as
-   * soon as they arrive (Redqueen's stage on a new input): a ring. */
+  /* Trials of pool entries as soon as they arrive, a ring: each answer
+   * pair once (Redqueen's stage on a new input), and a new entry under
+   * other options (pair OPTION_TRIAL). */
   struct {
     uint64_t hash;
     uint32_t pair;
-  } answer_trials[64];
+  } trials[SF_TRIALS];
   uint32_t ntrials, next_trial;
   sf_hashset *trials_seen; /* pairs queued once already */
+  bool has_flags;          /* some function takes a flags argument */
   bool cur_fails_last;     /* cur's last call failed legally (sf_run_legal) */
   uint8_t *reus;
   uint32_t nreus, reuscap;

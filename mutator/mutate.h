@@ -96,6 +96,7 @@ typedef struct sf_mutator_stats {
   uint64_t calls_emitted;  /* total length of the outputs, in calls */
   uint64_t probes;         /* inputs run by the runner to learn their states */
   uint64_t answer_trials;  /* outputs where a mock's answer became what it was compared with */
+  uint64_t option_trials;  /* outputs of a new entry with some of its flags turned */
   uint64_t pool_size, states_seen;
   uint64_t contract_outputs; /* outputs made by the stateful testing stage */
   uint32_t length_cap;       /* longest output for now (length control) */

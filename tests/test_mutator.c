@@ -1410,6 +1410,51 @@ static void test_costly_calls(void **state) {
   free(st);
 }
 
+/* An entry that reached new code is tried at once under other options: the
+ * next outputs are the entry with one to four flags of one call turned,
+ * and nothing else changed; an entry that found nothing new is not. */
+static void test_new_entries_tried_under_other_options(void **state) {
+  (void)state;
+  sf_api *api = parse_api_text("api t;\nhandle re = \"re_t\";\n"
+                               "flags opts : u32 { A = 1, B = 2, C = 4, D = 8, E = 16, F = 32 }\n"
+                               "func re *compile(string pattern, opts o) error null;\n"
+                               "func int match(re *r, string subject, opts o);\n");
+  sf_seq s;
+  sf_buf in = {0}, other = {0};
+  seq_encoded(api, &s, "h1 = compile(\"a+b\", A|C);\nmatch(h1, \"aab\", 0);\n", &in);
+  seq_encoded(api, &s, "h1 = compile(\"x\", B);\n", &other);
+  sf_mutator_options opt = {.max_calls = 8, .only = SF_MUT_INSERT, .no_equivalence = true};
+  uint8_t out[1024];
+  for (int found = 0; found < 2; found++) {
+    sf_mutator *m = sf_mutator_new(api, &opt);
+    assert_non_null(m);
+    sf_feedback fb;
+    fake_feedback(&fb, &in, 2, 2, 0, NULL);
+    fb.new_edges = (uint32_t)found;
+    sf_mutator_add_input(m, in.data, in.len, &fb);
+    /* Mutating another input: the trials come first all the same. */
+    int trials = 0;
+    for (uint64_t seed = 0; seed < 4; seed++) {
+      size_t n = sf_mutator_mutate(m, other.data, other.len, out, sizeof out, seed);
+      check_output(api, &s, out, n, sizeof out, opt.max_calls);
+      if (s.ncalls != 2 || !arg_is(&s, 0, 0, "a+b") || !arg_is(&s, 1, 1, "aab")) continue;
+      uint64_t turned = (sf_seq_args(&s, 0)[1].bits ^ (1 | 4)) | sf_seq_args(&s, 1)[2].bits;
+      assert_true(turned != 0);
+      assert_true(sf_seq_args(&s, 0)[1].bits == (1 | 4) || sf_seq_args(&s, 1)[2].bits == 0);
+      trials++;
+    }
+    sf_mutator_stats st;
+    sf_mutator_get_stats(m, &st);
+    assert_int_equal(trials, found ? 4 : 0);
+    assert_int_equal(st.option_trials, (uint64_t)trials);
+    sf_mutator_free(m);
+  }
+  sf_buf_free(&in);
+  sf_buf_free(&other);
+  sf_seq_free(&s);
+  sf_api_free(api);
+}
+
 int main(void) {
   demo = load_api_file(DEMO_API);
   const struct CMUnitTest tests[] = {
@@ -1438,6 +1483,7 @@ int main(void) {
       cmocka_unit_test(test_costly_calls),
       cmocka_unit_test(test_insertions_by_finds),
       cmocka_unit_test(test_flags_turned),
+      cmocka_unit_test(test_new_entries_tried_under_other_options),
       cmocka_unit_test(test_length_control),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
