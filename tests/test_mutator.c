@@ -1422,6 +1422,7 @@ static void test_new_entries_tried_under_other_options(void **state) {
   sf_seq s;
   sf_buf in = {0}, other = {0};
   seq_encoded(api, &s, "h1 = compile(\"a+b\", A|C);\nmatch(h1, \"aab\", 0);\n", &in);
+  sf_seq_free(&s); /* seq_encoded initializes it again */
   seq_encoded(api, &s, "h1 = compile(\"x\", B);\n", &other);
   sf_mutator_options opt = {.max_calls = 8, .only = SF_MUT_INSERT, .no_equivalence = true};
   uint8_t out[1024];
