@@ -20,6 +20,10 @@ enum {
   RULE_GROUP = 6    /* + the group's canonical arg index */
 };
 
+typedef struct alternative {
+  uint32_t call, func;
+} alternative;
+
 typedef struct pattern {
   sf_seq seq;
   uint32_t *rule; /* per argument of seq (index into seq.args) */
@@ -28,9 +32,14 @@ typedef struct pattern {
   /* `# order:` lines: other orders of the calls before the last one (each
    * ncalls - 1 call indexes) that crash the same way. */
   uint32_t *orders, norders;
-  /* `# last:` functions that may end the pattern instead of its last call
-   * (on the same handle, any other arguments). */
-  uint32_t *last, nlast;
+  /* `# instead:` lines (and `# last:`, for the last call): functions that
+   * may stand in for a call, on the same handles, any other arguments. */
+  alternative *alt;
+  uint32_t nalt;
+  /* `# given:` calls (per call): they only make handles the bug needs, and
+   * a run need not make them. nkept: the calls that are not given. */
+  bool *given;
+  uint32_t nkept;
   /* `# match:` lines' expressions (POSIX extended, compiled anchored). */
   regex_t *re;
   uint32_t nre;
@@ -86,7 +95,8 @@ void sf_known_free(sf_known *k) {
     free(k->p[i].rule);
     free(k->p[i].care);
     free(k->p[i].orders);
-    free(k->p[i].last);
+    free(k->p[i].alt);
+    free(k->p[i].given);
     free(k->p[i].root);
     free_regexes(&k->p[i]);
   }
@@ -177,30 +187,74 @@ bad:
   return -1;
 }
 
-/* A `# last:` line (from s to e): names of functions. */
-static int parse_last(pattern *p, const char *s, const char *e, const char *path, unsigned line,
-                      char *err, size_t errlen) {
-  const sf_api *api = p->seq.api;
-  while (s < e) {
-    while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
-      s++;
-    const char *w = s;
-    while (s < e && *s != ' ' && *s != '\t' && *s != '\r')
-      s++;
-    if (w == s) break;
-    uint32_t fi = 0;
-    while (fi < api->nfuncs && (strlen(api->funcs[fi].name) != (size_t)(s - w) ||
-                                strncmp(api->funcs[fi].name, w, (size_t)(s - w))))
-      fi++;
-    if (fi == api->nfuncs) {
-      snprintf(err, errlen, "%s:%u: `# last:` names no function '%.*s' of the API", path, line,
-               (int)(s - w), w);
+/* A rule line's text after its keyword (s to e) into buf, NUL-terminated
+ * (cut at size - 1 bytes), for sscanf and strtok_r. */
+static char *line_copy(char *buf, size_t size, const char *s, const char *e) {
+  size_t n = (size_t)(e - s) < size - 1 ? (size_t)(e - s) : size - 1;
+  memcpy(buf, s, n);
+  buf[n] = 0;
+  return buf;
+}
+
+/* The function named by tok (a NUL-terminated word), or UINT32_MAX. */
+static uint32_t func_named(const sf_api *api, const char *tok) {
+  for (uint32_t fi = 0; fi < api->nfuncs; fi++)
+    if (strcmp(api->funcs[fi].name, tok) == 0) return fi;
+  return UINT32_MAX;
+}
+
+/* Functions (the words of buf) that may stand in for call `call` (from 0):
+ * a `# last:` line, or an `# instead:` line after its call number. */
+static int add_alternatives(pattern *p, uint32_t call, char *buf, const char *rule,
+                            const char *path, unsigned line, char *err, size_t errlen) {
+  for (char *save, *tok = strtok_r(buf, " \t\r", &save); tok;
+       tok = strtok_r(NULL, " \t\r", &save)) {
+    uint32_t fi = func_named(p->seq.api, tok);
+    if (fi == UINT32_MAX) {
+      snprintf(err, errlen, "%s:%u: `# %s:` names no function '%s' of the API", path, line, rule,
+               tok);
       return -1;
     }
-    uint32_t *l = realloc(p->last, (p->nlast + 1) * sizeof *l);
-    if (!l) return snprintf(err, errlen, "out of memory"), -1;
-    p->last = l;
-    p->last[p->nlast++] = fi;
+    alternative *a = realloc(p->alt, (p->nalt + 1) * sizeof *a);
+    if (!a) return snprintf(err, errlen, "out of memory"), -1;
+    p->alt = a;
+    p->alt[p->nalt++] = (alternative){call, fi};
+  }
+  return 0;
+}
+
+/* An `# instead: CALL f g` line (s to e): f and g may stand in for CALL. */
+static int parse_instead(pattern *p, const char *s, const char *e, const char *path, unsigned line,
+                         char *err, size_t errlen) {
+  char buf[4096];
+  line_copy(buf, sizeof buf, s, e);
+  unsigned c;
+  int used = 0;
+  if (sscanf(buf, " %u%n", &c, &used) != 1 || c < 1 || c > p->seq.ncalls) {
+    snprintf(err, errlen, "%s:%u: `# instead:` takes a call (1..%u) and functions", path, line,
+             p->seq.ncalls);
+    return -1;
+  }
+  return add_alternatives(p, c - 1, buf + used, "instead", path, line, err, errlen);
+}
+
+/* A `# given:` line (s to e): calls, before the last, that a run need not
+ * make (they make the handles the other calls take, which any handles may
+ * stand for). */
+static int parse_given(pattern *p, const char *s, const char *e, const char *path, unsigned line,
+                       char *err, size_t errlen) {
+  char buf[1024];
+  line_copy(buf, sizeof buf, s, e);
+  for (char *save, *tok = strtok_r(buf, " \t\r", &save); tok;
+       tok = strtok_r(NULL, " \t\r", &save)) {
+    char *end;
+    unsigned long c = strtoul(tok, &end, 10);
+    if (*end || c < 1 || c >= p->seq.ncalls) {
+      snprintf(err, errlen, "%s:%u: `# given:` takes calls before the last (1..%u), not '%s'", path,
+               line, p->seq.ncalls - 1, tok);
+      return -1;
+    }
+    p->given[c - 1] = true;
   }
   return 0;
 }
@@ -213,9 +267,7 @@ static int parse_last(pattern *p, const char *s, const char *e, const char *path
 static int parse_match(pattern *p, const char *s, const char *e, const char *path, unsigned line,
                        char *err, size_t errlen) {
   char buf[4096];
-  size_t n = (size_t)(e - s) < sizeof buf - 8 ? (size_t)(e - s) : sizeof buf - 8;
-  memcpy(buf, s, n);
-  buf[n] = 0;
+  line_copy(buf, sizeof buf - 8, s, e);
   unsigned c, a;
   int used = 0;
   uint32_t x = UINT32_MAX;
@@ -257,9 +309,7 @@ static int parse_match(pattern *p, const char *s, const char *e, const char *pat
 static int parse_has(pattern *p, const char *s, const char *e, const char *path, unsigned line,
                      char *err, size_t errlen) {
   char buf[1024];
-  size_t n = (size_t)(e - s) < sizeof buf - 1 ? (size_t)(e - s) : sizeof buf - 1;
-  memcpy(buf, s, n);
-  buf[n] = 0;
+  line_copy(buf, sizeof buf, s, e);
   for (char *save, *tok = strtok_r(buf, " \t\r", &save); tok;
        tok = strtok_r(NULL, " \t\r", &save)) {
     unsigned c, a;
@@ -287,8 +337,16 @@ static int parse_rules(pattern *p, const char *text, size_t len, const char *pat
     if (le - l > 8 && strncmp(l, "# order:", 8) == 0 &&
         parse_order(p, l + 8, le, path, line, err, errlen))
       return -1;
+    char buf[4096];
     if (le - l > 7 && strncmp(l, "# last:", 7) == 0 &&
-        parse_last(p, l + 7, le, path, line, err, errlen))
+        add_alternatives(p, p->seq.ncalls - 1, line_copy(buf, sizeof buf, l + 7, le), "last", path,
+                         line, err, errlen))
+      return -1;
+    if (le - l > 10 && strncmp(l, "# instead:", 10) == 0 &&
+        parse_instead(p, l + 10, le, path, line, err, errlen))
+      return -1;
+    if (le - l > 8 && strncmp(l, "# given:", 8) == 0 &&
+        parse_given(p, l + 8, le, path, line, err, errlen))
       return -1;
     if (le - l > 8 && strncmp(l, "# match:", 8) == 0 &&
         parse_match(p, l + 8, le, path, line, err, errlen))
@@ -297,10 +355,7 @@ static int parse_rules(pattern *p, const char *text, size_t len, const char *pat
         parse_has(p, l + 6, le, path, line, err, errlen))
       return -1;
     if (le - l > 6 && strncmp(l, "# any:", 6) == 0) {
-      char buf[4096];
-      size_t n = (size_t)(le - l - 6) < sizeof buf - 1 ? (size_t)(le - l - 6) : sizeof buf - 1;
-      memcpy(buf, l + 6, n);
-      buf[n] = 0;
+      line_copy(buf, sizeof buf, l + 6, le);
       for (char *save, *tok = strtok_r(buf, " \t\r", &save); tok;
            tok = strtok_r(NULL, " \t\r", &save)) {
         unsigned c1, a1, c2, a2;
@@ -399,11 +454,14 @@ int sf_known_add_text(sf_known *k, const char *text, size_t len, const char *pat
   p.care = malloc((p.seq.nargs ? p.seq.nargs : 1) * sizeof *p.care);
   for (uint32_t a = 0; p.care && a < p.seq.nargs; a++)
     p.care[a] = UINT64_MAX;
-  if (!p.rule || !p.care || !p.root) {
+  p.given = calloc(p.seq.ncalls, sizeof *p.given);
+  if (!p.rule || !p.care || !p.root || !p.given) {
     snprintf(err, errlen, "out of memory");
     goto fail;
   }
   if (parse_rules(&p, text, len, path, err, errlen)) goto fail;
+  for (uint32_t c = 0; c < p.seq.ncalls; c++)
+    p.nkept += !p.given[c];
   pattern *np = realloc(k->p, (k->n + 1) * sizeof *np);
   if (!np || grow_scratch(k, p.seq.nvals + 1, p.seq.nargs + 1)) {
     if (np) k->p = np;
@@ -412,8 +470,8 @@ int sf_known_add_text(sf_known *k, const char *text, size_t len, const char *pat
   }
   k->p = np;
   k->ends[p.seq.calls[p.seq.ncalls - 1].func] = true;
-  for (uint32_t i = 0; i < p.nlast; i++)
-    k->ends[p.last[i]] = true;
+  for (uint32_t i = 0; i < p.nalt; i++)
+    if (p.alt[i].call == p.seq.ncalls - 1) k->ends[p.alt[i].func] = true;
   k->p[k->n++] = p;
   return 0;
 fail:
@@ -421,7 +479,8 @@ fail:
   free(p.rule);
   free(p.care);
   free(p.orders);
-  free(p.last);
+  free(p.alt);
+  free(p.given);
   free(p.root);
   free_regexes(&p);
   return -1;
@@ -593,48 +652,66 @@ static void undo(sf_known *k, uint32_t *ntrail, uint32_t to) {
   }
 }
 
-/* Run call i is one of the pattern's `# last:` functions, on the handle
- * (by root) the pattern's last call takes first. */
-static bool match_last_alt(sf_known *k, const pattern *p, uint32_t i, uint32_t *ntrail) {
+/* Run call i is alternative fi of pattern call j (`# instead:`, `# last:`):
+ * the handles call j takes, in order, map (by root) onto those run call i
+ * takes, in order, whatever their types; its other arguments are any. */
+static bool match_alternative(sf_known *k, const pattern *p, uint32_t j, uint32_t fi, uint32_t i,
+                              uint32_t *ntrail) {
   const sf_seq *ps = &p->seq, *rs = k->run;
-  uint32_t f = rs->calls[i].func, n;
-  for (n = 0; n < p->nlast && p->last[n] != f; n++) {
-  }
-  if (n == p->nlast) return false;
-  const sf_func *lf = sf_seq_func(ps, ps->ncalls - 1), *rf = sf_seq_func(rs, i);
-  const sf_arg *la = sf_seq_args(ps, ps->ncalls - 1), *ra = sf_seq_args(rs, i);
-  for (uint32_t a = 0; a < lf->nparams; a++) {
-    const sf_param *lp = &lf->params[a];
-    if (lp->kind != SF_HANDLE || (lp->flags & SF_P_OUT) || la[a].bits == SF_NULL_REF) continue;
-    for (uint32_t b = 0; b < rf->nparams; b++) {
-      const sf_param *rp = &rf->params[b];
-      if (rp->kind == SF_HANDLE && !(rp->flags & SF_P_OUT) && rp->type_index == lp->type_index &&
-          ra[b].bits != SF_NULL_REF)
-        return map_value(k, p, ntrail, p->root[la[a].bits], k->rroot[ra[b].bits]);
+  if (rs->calls[i].func != fi) return false;
+  const sf_func *pf = sf_seq_func(ps, j), *rf = sf_seq_func(rs, i);
+  const sf_arg *pa = sf_seq_args(ps, j), *ra = sf_seq_args(rs, i);
+  uint32_t b = 0;
+  for (uint32_t a = 0; a < pf->nparams; a++) {
+    if (pf->params[a].kind != SF_HANDLE || (pf->params[a].flags & SF_P_OUT)) continue;
+    while (b < rf->nparams && (rf->params[b].kind != SF_HANDLE || (rf->params[b].flags & SF_P_OUT)))
+      b++;
+    bool matters = pa[a].bits != SF_NULL_REF && p->rule[ps->calls[j].arg0 + a] != RULE_ANY;
+    if (!matters) {
+      b++;
+      continue;
     }
-    return false;
+    if (b >= rf->nparams || ra[b].bits == SF_NULL_REF ||
+        !map_value(k, p, ntrail, p->root[pa[a].bits], k->rroot[ra[b].bits]))
+      return false;
+    b++;
   }
-  return false;
+  return true;
+}
+
+/* The v-th way pattern call j may match run call i: 0 itself, then its
+ * alternatives. 1 matched, 0 not, -1 no v-th way. */
+static int match_way(sf_known *k, const pattern *p, uint32_t j, uint32_t i, uint32_t v,
+                     uint32_t *ntrail) {
+  if (v == 0) return match_call(k, p, j, i, ntrail);
+  for (uint32_t x = 0; x < p->nalt; x++)
+    if (p->alt[x].call == j && --v == 0)
+      return match_alternative(k, p, j, p->alt[x].func, i, ntrail);
+  return -1;
 }
 
 /* Pattern calls [j, m) (in k->order) onto run calls [from, ci], the last
- * one onto ci. */
+ * one onto ci; given calls match nothing. */
 static bool match_from(sf_known *k, const pattern *p, uint32_t j, uint32_t from, uint32_t ci,
                        uint32_t *ntrail) {
   uint32_t m = p->seq.ncalls;
   bool last = j + 1 == m;
   uint32_t pj = last || !k->order ? j : k->order[j];
-  uint32_t lo = last ? ci : from, hi = last ? ci : ci - (m - 1 - j);
-  for (uint32_t i = lo; i <= hi && i <= ci; i++) {
+  if (p->given[pj]) return match_from(k, p, j + 1, from, ci, ntrail);
+  uint32_t later = 0; /* calls still to match after this one, the last one aside */
+  for (uint32_t x = j + 1; x + 1 < m; x++)
+    later += !p->given[k->order ? k->order[x] : x];
+  if (!last && ci < later + 1) return false;
+  uint32_t lo = last ? ci : from, hi = last ? ci : ci - 1 - later;
+  for (uint32_t i = lo; i <= hi; i++) {
     if (++k->steps > MAX_STEPS) return false;
-    uint32_t mark = *ntrail;
-    bool here = match_call(k, p, pj, i, ntrail);
-    if (!here && last) {
+    for (uint32_t v = 0;; v++) {
+      uint32_t mark = *ntrail;
+      int here = match_way(k, p, pj, i, v, ntrail);
+      if (here < 0) break;
+      if (here && (last || match_from(k, p, j + 1, i + 1, ci, ntrail))) return true;
       undo(k, ntrail, mark);
-      here = match_last_alt(k, p, i, ntrail);
     }
-    if (here && (last || match_from(k, p, j + 1, i + 1, ci, ntrail))) return true;
-    undo(k, ntrail, mark);
   }
   return false;
 }
@@ -663,9 +740,9 @@ bool sf_known_stops(const sf_known *kc, const sf_seq *s, uint32_t ci) {
   for (uint32_t pi = 0; pi < k->n; pi++) {
     const pattern *p = &k->p[pi];
     bool ends = p->seq.calls[p->seq.ncalls - 1].func == s->calls[ci].func;
-    for (uint32_t n = 0; n < p->nlast && !ends; n++)
-      ends = p->last[n] == s->calls[ci].func;
-    if (!ends || p->seq.ncalls > ci + 1) continue;
+    for (uint32_t n = 0; n < p->nalt && !ends; n++)
+      ends = p->alt[n].call == p->seq.ncalls - 1 && p->alt[n].func == s->calls[ci].func;
+    if (!ends || p->nkept > ci + 1) continue;
     for (uint32_t o = 0; o <= p->norders; o++) {
       k->order = o ? p->orders + (o - 1) * (p->seq.ncalls - 1) : NULL;
       for (uint32_t v = 0; v < p->seq.nvals; v++)

@@ -28,9 +28,15 @@
  * `# has: C.A` asks for an array that holds each element of the pattern's
  * among any others (a NaN equals any NaN): a bug one element sets off,
  * whatever the array's length and other elements. A comment line
- * `# last: f g` names functions that may stand in for the last call (on
- * the handle it takes first, any other arguments): the bug is armed, and
- * any of them sets it off. A comment line `# order: 2 1 3` names another order of the calls before
+ * `# instead: CALL f g` names functions that may stand in for call CALL
+ * (from 1): a run's call of f matches when the handles it takes, in order
+ * and whatever their types, map onto those CALL takes (its `# any:`
+ * handles and NULLs aside); its other arguments are any. `# last: f g` is
+ * the same for the last call: the bug is armed, and any of them sets it
+ * off. A comment line `# given: 1 2` names calls, before the last, that only
+ * make the handles the others take: a run need not make them, and any
+ * handles stand for theirs (one to one, by root). A comment line
+ * `# order: 2 1 3` names another order of the calls before
  * the last one (each once, from 1) in which the crash happens too.
  *
  * A file with no calls and a line `# signature: KIND in FUNC [WHICH]` sets

@@ -252,6 +252,78 @@ static void test_cjson_nan_variants(void **state) {
       "h1 = cJSON_CreateObject(); h2 = cj_item(h1); h3 = cJSON_AddNumberToObject(h2, \"\", nan);"));
 }
 
+/* cJSON's sort_list bug (bench/known-patterns/cjson/sorted-*.seq): any
+ * change of a tree after a sort of it, from or to of a patch generator
+ * included; not a change without a sort, nor of another tree. And the NaN
+ * cast on any item (`# given:` calls that only make it). */
+static void test_cjson_sorted_then_changed(void **state) {
+  (void)state;
+  const char *tree = "h1 = cJSON_Parse(\"{\\\"b\\\":1,\\\"a\\\":[2]}\"); h2 = cj_item(h1); ";
+  char run[1024];
+  const char *stop[] = {
+      "cJSONUtils_SortObject(h2); h3 = cJSON_AddNullToObject(h2, \"k\");",
+      "h3 = cJSON_GetObjectItem(h2, \"a\"); cJSONUtils_SortObjectCaseSensitive(h3); "
+      "h4 = cJSON_CreateTrue(); cJSON_AddItemToArray(h1, h4);",
+      "h3 = cJSON_CreateObject(); h4 = cj_item(h3); h5 = cJSONUtils_GeneratePatches(h4, h2); "
+      "h6 = cJSON_DetachItemFromObject(h1, \"b\");",
+      "h3 = cJSON_CreateArray(); h4 = cj_item(h3); h5 = cJSONUtils_GenerateMergePatch(h2, h4); "
+      "cJSONUtils_AddPatchToArray(h2, \"add\", \"/x\", NULL);",
+      "cJSON_SetNumberHelper(h2, nan);"};
+  for (size_t i = 0; i < sizeof stop / sizeof *stop; i++) {
+    snprintf(run, sizeof run, "%s%s", tree, stop[i]);
+    assert_true(cjson_stops(run));
+  }
+  const char *go_on[] = {"h3 = cJSON_AddNullToObject(h2, \"k\");",
+                         "cJSON_SetNumberHelper(h2, 1.5);",
+                         ("h3 = cJSON_CreateObject(); h4 = cj_item(h3); cJSONUtils_SortObject(h4); "
+                          "h5 = cJSON_AddNullToObject(h2, \"k\");"),
+                         "cJSONUtils_SortObject(h2); cJSON_Print(h2);"};
+  for (size_t i = 0; i < sizeof go_on / sizeof *go_on; i++) {
+    snprintf(run, sizeof run, "%s%s", tree, go_on[i]);
+    assert_false(cjson_stops(run));
+  }
+}
+
+/* `# given:` calls need not be in a run (any handle stands for theirs, one
+ * to one as always), and `# instead:` alternatives stand in for any call,
+ * on the same handles in order. */
+static void test_given_and_instead(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(DEMO_API);
+  sf_known *k = sf_known_new(api);
+  char err[512] = "";
+  const char *text = "# given: 1\n"
+                     "# any: 2.2 2.3\n"
+                     "# instead: 2 kv_del\n"
+                     "h1 = kv_open(1, 0);\n"
+                     "kv_put(h1, \"\", \"\");\n"
+                     "kv_compact(h1);\n";
+  assert_int_equal(sf_known_add_text(k, text, strlen(text), "g.seq", err, sizeof err), 0);
+  struct {
+    const char *run;
+    int stop;
+  } cases[] = {
+      {"h1 = kv_open(9, 0); h2 = kv_open(7, KV_NOCOPY); kv_put(h2, \"k\", \"v\"); "
+       "kv_compact(h2);",
+       3},
+      {"h1 = kv_open(2, 0); h2 = kv_snapshot(h1); kv_del(h1, \"k\"); kv_compact(h2);", 3},
+      {"h1 = kv_open(2, 0); h2 = kv_open(3, 0); kv_put(h1, \"k\", \"v\"); kv_compact(h2);", -1},
+      {"h1 = kv_open(2, 0); kv_compact(h1); kv_count(h1);", -1}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    sf_seq s;
+    sf_seq_init(&s, api);
+    parse_seq_ok(&s, api, cases[i].run);
+    sf_known_begin_run(k);
+    int at = -1;
+    for (uint32_t ci = 0; ci < s.ncalls && at < 0; ci++)
+      if (sf_known_stops(k, &s, ci)) at = (int)ci;
+    assert_int_equal(at, cases[i].stop);
+    sf_seq_free(&s);
+  }
+  sf_known_free(k);
+  sf_api_free(api);
+}
+
 /* A file with no calls but a signature: a finding of the checks, by name. */
 static void test_signature_files(void **state) {
   (void)state;
@@ -284,7 +356,12 @@ static void test_bad_rules_are_errors(void **state) {
                        "# match: 2.2 (unclosed\nh1 = kv_open(1, 0); kv_put(h1, \"\", \"\");\n",
                        "# match: 1.1 [0-9]\nh1 = kv_open(1, 0);\n",
                        "# match: 2.2\nh1 = kv_open(1, 0); kv_put(h1, \"\", \"\");\n",
-                       "# has: 1.1\nh1 = kv_open(1, 0);\n"};
+                       "# has: 1.1\nh1 = kv_open(1, 0);\n",
+                       "# given: 2\nh1 = kv_open(1, 0); kv_count(h1);\n",
+                       "# given: 0\nh1 = kv_open(1, 0); kv_count(h1);\n",
+                       "# instead: 3 kv_close\nh1 = kv_open(1, 0); kv_count(h1);\n",
+                       "# instead: 2 kv_nothing\nh1 = kv_open(1, 0); kv_count(h1);\n",
+                       "# last: kv_nothing\nh1 = kv_open(1, 0); kv_count(h1);\n"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     err[0] = 0;
     assert_int_equal(sf_known_add_text(k, bad[i], strlen(bad[i]), "bad.seq", err, sizeof err), -1);
@@ -303,6 +380,8 @@ int main(void) {
                                      cmocka_unit_test(test_any_handle),
                                      cmocka_unit_test(test_pcre2_limit_variants),
                                      cmocka_unit_test(test_cjson_nan_variants),
+                                     cmocka_unit_test(test_cjson_sorted_then_changed),
+                                     cmocka_unit_test(test_given_and_instead),
                                      cmocka_unit_test(test_signature_files),
                                      cmocka_unit_test(test_bad_rules_are_errors)};
   return cmocka_run_group_tests(tests, NULL, NULL);
