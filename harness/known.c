@@ -34,8 +34,13 @@ typedef struct pattern {
   uint32_t *orders, norders;
   /* `# instead:` lines (and `# last:`, for the last call): functions that
    * may stand in for a call, on the same handles, any other arguments. */
-  alternative *alt;
+  alternative *alt; /* by call (sf_known_add_text sorts them) */
   uint32_t nalt;
+  uint32_t *alt_from; /* per call, and one past: its first entry in alt */
+  /* Per call, a bit per function of the API: may a run's call of it match
+   * (the call's own function, its alternatives)? words: per call. */
+  uint64_t *may;
+  uint32_t words;
   /* `# given:` calls (per call): they only make handles the bug needs, and
    * a run need not make them. nkept: the calls that are not given. */
   bool *given;
@@ -96,6 +101,8 @@ void sf_known_free(sf_known *k) {
     free(k->p[i].care);
     free(k->p[i].orders);
     free(k->p[i].alt);
+    free(k->p[i].alt_from);
+    free(k->p[i].may);
     free(k->p[i].given);
     free(k->p[i].root);
     free_regexes(&k->p[i]);
@@ -395,6 +402,34 @@ static int parse_rules(pattern *p, const char *text, size_t len, const char *pat
   return 0;
 }
 
+/* Sort p->alt by call (stable: the order of the lines), index it, and
+ * note which functions may match each call (p->may). */
+static int index_alternatives(pattern *p) {
+  p->alt_from = calloc(p->seq.ncalls + 1, sizeof *p->alt_from);
+  if (!p->alt_from) return -1;
+  for (uint32_t i = 0; i < p->nalt; i++)
+    p->alt_from[p->alt[i].call + 1]++;
+  for (uint32_t c = 0; c < p->seq.ncalls; c++)
+    p->alt_from[c + 1] += p->alt_from[c];
+  alternative *sorted = malloc((p->nalt ? p->nalt : 1) * sizeof *sorted);
+  if (!sorted) return -1;
+  for (uint32_t c = 0, n = 0; c < p->seq.ncalls; c++)
+    for (uint32_t i = 0; i < p->nalt; i++)
+      if (p->alt[i].call == c) sorted[n++] = p->alt[i];
+  free(p->alt);
+  p->alt = sorted;
+  p->words = (p->seq.api->nfuncs + 63) / 64;
+  p->may = calloc((size_t)p->seq.ncalls * p->words + 1, sizeof *p->may);
+  if (!p->may) return -1;
+  for (uint32_t c = 0; c < p->seq.ncalls; c++) {
+    uint64_t *m = p->may + (size_t)c * p->words;
+    m[p->seq.calls[c].func / 64] |= 1ULL << (p->seq.calls[c].func % 64);
+    for (uint32_t i = p->alt_from[c]; i < p->alt_from[c + 1]; i++)
+      m[p->alt[i].func / 64] |= 1ULL << (p->alt[i].func % 64);
+  }
+  return 0;
+}
+
 static int grow_scratch(sf_known *k, uint32_t nvals, uint32_t nargs) {
   if (nvals > k->nvals) {
     uint32_t *v = realloc(k->vmap, nvals * sizeof *v);
@@ -462,6 +497,10 @@ int sf_known_add_text(sf_known *k, const char *text, size_t len, const char *pat
   if (parse_rules(&p, text, len, path, err, errlen)) goto fail;
   for (uint32_t c = 0; c < p.seq.ncalls; c++)
     p.nkept += !p.given[c];
+  if (index_alternatives(&p)) {
+    snprintf(err, errlen, "out of memory");
+    goto fail;
+  }
   pattern *np = realloc(k->p, (k->n + 1) * sizeof *np);
   if (!np || grow_scratch(k, p.seq.nvals + 1, p.seq.nargs + 1)) {
     if (np) k->p = np;
@@ -480,6 +519,8 @@ fail:
   free(p.care);
   free(p.orders);
   free(p.alt);
+  free(p.alt_from);
+  free(p.may);
   free(p.given);
   free(p.root);
   free_regexes(&p);
@@ -684,10 +725,8 @@ static bool match_alternative(sf_known *k, const pattern *p, uint32_t j, uint32_
 static int match_way(sf_known *k, const pattern *p, uint32_t j, uint32_t i, uint32_t v,
                      uint32_t *ntrail) {
   if (v == 0) return match_call(k, p, j, i, ntrail);
-  for (uint32_t x = 0; x < p->nalt; x++)
-    if (p->alt[x].call == j && --v == 0)
-      return match_alternative(k, p, j, p->alt[x].func, i, ntrail);
-  return -1;
+  uint32_t x = p->alt_from[j] + v - 1;
+  return x < p->alt_from[j + 1] ? match_alternative(k, p, j, p->alt[x].func, i, ntrail) : -1;
 }
 
 /* Pattern calls [j, m) (in k->order) onto run calls [from, ci], the last
@@ -703,7 +742,10 @@ static bool match_from(sf_known *k, const pattern *p, uint32_t j, uint32_t from,
     later += !p->given[k->order ? k->order[x] : x];
   if (!last && ci < later + 1) return false;
   uint32_t lo = last ? ci : from, hi = last ? ci : ci - 1 - later;
+  const uint64_t *may = p->may + (size_t)pj * p->words;
   for (uint32_t i = lo; i <= hi; i++) {
+    uint32_t f = k->run->calls[i].func;
+    if (!(may[f / 64] >> (f % 64) & 1)) continue;
     if (++k->steps > MAX_STEPS) return false;
     for (uint32_t v = 0;; v++) {
       uint32_t mark = *ntrail;
@@ -740,8 +782,8 @@ bool sf_known_stops(const sf_known *kc, const sf_seq *s, uint32_t ci) {
   for (uint32_t pi = 0; pi < k->n; pi++) {
     const pattern *p = &k->p[pi];
     bool ends = p->seq.calls[p->seq.ncalls - 1].func == s->calls[ci].func;
-    for (uint32_t n = 0; n < p->nalt && !ends; n++)
-      ends = p->alt[n].call == p->seq.ncalls - 1 && p->alt[n].func == s->calls[ci].func;
+    for (uint32_t n = p->alt_from[p->seq.ncalls - 1]; n < p->nalt && !ends; n++)
+      ends = p->alt[n].func == s->calls[ci].func;
     if (!ends || p->nkept > ci + 1) continue;
     for (uint32_t o = 0; o <= p->norders; o++) {
       k->order = o ? p->orders + (o - 1) * (p->seq.ncalls - 1) : NULL;

@@ -254,8 +254,10 @@ static void test_cjson_nan_variants(void **state) {
 
 /* cJSON's sort_list bug (bench/known-patterns/cjson/sorted-*.seq): any
  * change of a tree after a sort of it, from or to of a patch generator
- * included; not a change without a sort, nor of another tree. And the NaN
- * cast on any item (`# given:` calls that only make it). */
+ * included; not a change without a sort, nor of another tree. The NaN
+ * cast on any item (`# given:` calls that only make it), and the two
+ * string reference bugs: a NULL one met by a patch generator, a root
+ * reference replaced by ApplyPatches. */
 static void test_cjson_sorted_then_changed(void **state) {
   (void)state;
   const char *tree = "h1 = cJSON_Parse(\"{\\\"b\\\":1,\\\"a\\\":[2]}\"); h2 = cj_item(h1); ";
@@ -268,7 +270,10 @@ static void test_cjson_sorted_then_changed(void **state) {
       "h6 = cJSON_DetachItemFromObject(h1, \"b\");",
       "h3 = cJSON_CreateArray(); h4 = cj_item(h3); h5 = cJSONUtils_GenerateMergePatch(h2, h4); "
       "cJSONUtils_AddPatchToArray(h2, \"add\", \"/x\", NULL);",
-      "cJSON_SetNumberHelper(h2, nan);"};
+      "cJSON_SetNumberHelper(h2, nan);",
+      "h3 = cJSON_CreateStringReference(NULL); h4 = cJSON_CreateArray(); "
+      "cJSON_AddItemToArray(h4, h3); h5 = cj_item(h4); h6 = cJSONUtils_GenerateMergePatch(h5, h2);",
+      "h3 = cJSON_CreateStringReference(\"s\"); cJSONUtils_ApplyPatches(h3, h1);"};
   for (size_t i = 0; i < sizeof stop / sizeof *stop; i++) {
     snprintf(run, sizeof run, "%s%s", tree, stop[i]);
     assert_true(cjson_stops(run));
@@ -277,7 +282,9 @@ static void test_cjson_sorted_then_changed(void **state) {
                          "cJSON_SetNumberHelper(h2, 1.5);",
                          ("h3 = cJSON_CreateObject(); h4 = cj_item(h3); cJSONUtils_SortObject(h4); "
                           "h5 = cJSON_AddNullToObject(h2, \"k\");"),
-                         "cJSONUtils_SortObject(h2); cJSON_Print(h2);"};
+                         "cJSONUtils_SortObject(h2); cJSON_Print(h2);",
+                         "h3 = cJSON_CreateStringReference(\"s\"); h4 = cj_item(h3); "
+                         "h5 = cJSONUtils_GeneratePatches(h4, h2);"};
   for (size_t i = 0; i < sizeof go_on / sizeof *go_on; i++) {
     snprintf(run, sizeof run, "%s%s", tree, go_on[i]);
     assert_false(cjson_stops(run));

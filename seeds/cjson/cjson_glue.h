@@ -48,6 +48,14 @@ static inline char *cj_print(cJSON *root) {
   return cJSON_PrintUnformatted(root);
 }
 
+/* Is `node` `tree` itself or a node inside it? (AddPatchToArray's bound) */
+static inline cJSON_bool cj_holds(const cJSON *tree, const cJSON *node) {
+  if (tree == node) return 1;
+  for (const cJSON *c = tree->child; c != NULL; c = c->next)
+    if (cj_holds(c, node)) return 1;
+  return 0;
+}
+
 /* Is `node` a direct child of `parent`? (what the *ViaPointer preconditions
  * read: cJSON has no such query) */
 static inline cJSON_bool cj_is_child(const cJSON *parent, const cJSON *node) {
