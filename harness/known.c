@@ -781,10 +781,9 @@ bool sf_known_stops(const sf_known *kc, const sf_seq *s, uint32_t ci) {
   }
   for (uint32_t pi = 0; pi < k->n; pi++) {
     const pattern *p = &k->p[pi];
-    bool ends = p->seq.calls[p->seq.ncalls - 1].func == s->calls[ci].func;
-    for (uint32_t n = p->alt_from[p->seq.ncalls - 1]; n < p->nalt && !ends; n++)
-      ends = p->alt[n].func == s->calls[ci].func;
-    if (!ends || p->nkept > ci + 1) continue;
+    uint32_t f = s->calls[ci].func;
+    const uint64_t *may = p->may + (size_t)(p->seq.ncalls - 1) * p->words;
+    if (!(may[f / 64] >> (f % 64) & 1) || p->nkept > ci + 1) continue;
     for (uint32_t o = 0; o <= p->norders; o++) {
       k->order = o ? p->orders + (o - 1) * (p->seq.ncalls - 1) : NULL;
       for (uint32_t v = 0; v < p->seq.nvals; v++)
