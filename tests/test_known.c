@@ -211,12 +211,12 @@ static void test_pcre2_limit_variants(void **state) {
   assert_false(pcre2_stops("(*LIMIT_MATCH=1", "PCRE2_LITERAL", false));
 }
 
-/* Does bench/known-patterns/cjson stop run `text` at its last call, and
- * not before? */
-static bool cjson_stops(const char *text) {
-  sf_api *api = load_api_file(CJSON_API);
+/* Do the patterns in known_dir stop run `text` of the API in api_path at
+ * its last call, and not before? */
+static bool stops_at_last(const char *api_path, const char *known_dir, const char *text) {
+  sf_api *api = load_api_file(api_path);
   char err[2048] = "";
-  sf_known *k = sf_known_load(api, CJSON_KNOWN, err, sizeof err);
+  sf_known *k = sf_known_load(api, known_dir, err, sizeof err);
   assert_non_null(k);
   assert_string_equal(err, "");
   sf_seq s;
@@ -233,6 +233,62 @@ static bool cjson_stops(const char *text) {
   sf_known_free(k);
   sf_api_free(api);
   return last;
+}
+
+static bool cjson_stops(const char *text) {
+  return stops_at_last(CJSON_API, CJSON_KNOWN, text);
+}
+
+/* pcre2's newline overread (bench/known-patterns/pcre2/invalid-utf-newline-
+ * any*.seq): a match of any pattern compiled multiline under
+ * PCRE2_MATCH_INVALID_UTF in a context whose newline was set, its objects
+ * made from a general context or not, substitutions too; the variants
+ * below are minimized crash files of 10-minute runs. Not without either option,
+ * nor with the default newline. */
+static void test_pcre2_newline_overread_variants(void **state) {
+  (void)state;
+#define CC    "h1 = pcre2_compile_context_create(NULL); "
+#define MATCH "h4 = pcre2_match_data_create(0, NULL); pcre2_match(h3, x\"8f61\", 0, 0, h4, NULL);"
+  assert_true(stops_at_last(
+      PCRE2_API, PCRE2_KNOWN,
+      CC
+      "pcre2_set_newline(h1, PCRE2_NEWLINE_ANY); "
+      "pcre2_set_compile_extra_options(h1, PCRE2_EXTRA_MATCH_LINE); "
+      "h3 = pcre2_compile(\"\", PCRE2_EXTENDED|PCRE2_MULTILINE|PCRE2_UTF|PCRE2_MATCH_INVALID_UTF, "
+      "&_, &_, h1); " MATCH));
+  assert_true(stops_at_last(PCRE2_API, PCRE2_KNOWN,
+                            CC
+                            "pcre2_set_newline(h1, PCRE2_NEWLINE_ANYCRLF); "
+                            "h3 = pcre2_compile(\"^a\", PCRE2_MULTILINE|PCRE2_MATCH_INVALID_UTF, "
+                            "&_, &_, h1); h4 = pcre2_match_data_create_from_pattern(h3, NULL); "
+                            "pcre2_match(h3, x\"f761\", 0, 0, h4, NULL);"));
+  assert_true(stops_at_last(
+      PCRE2_API, PCRE2_KNOWN,
+      "h1 = pcre2_general_context_create(); h2 = pcre2_compile_context_create(h1); "
+      "pcre2_set_newline(h2, PCRE2_NEWLINE_ANYCRLF); "
+      "pcre2_set_compile_extra_options(h2, PCRE2_EXTRA_MATCH_LINE); "
+      "h3 = pcre2_match_context_create(h1); "
+      "h4 = pcre2_compile(\"\", PCRE2_DOTALL|PCRE2_MULTILINE|PCRE2_UCP|PCRE2_MATCH_INVALID_UTF, "
+      "&_, &_, h2); h5 = pcre2_match_data_create(0, h1); pcre2_match(h4, x\"e461\", 0, 0, h5, "
+      "h3);"));
+  assert_true(stops_at_last(PCRE2_API, PCRE2_KNOWN,
+                            CC "pcre2_set_newline(h1, PCRE2_NEWLINE_ANYCRLF); "
+                               "h3 = pcre2_compile(\"\", PCRE2_MULTILINE|PCRE2_MATCH_INVALID_UTF, "
+                               "&_, &_, h1); "
+                               "pcre2_substitute(h3, x\"f061\", 0, 0, NULL, NULL, \"\", 0);"));
+  assert_false(stops_at_last(PCRE2_API, PCRE2_KNOWN,
+                             CC "pcre2_set_newline(h1, PCRE2_NEWLINE_ANY); "
+                                "h3 = pcre2_compile(\"^$\", PCRE2_MULTILINE, &_, &_, h1); " MATCH));
+  assert_false(
+      stops_at_last(PCRE2_API, PCRE2_KNOWN,
+                    CC "pcre2_set_newline(h1, PCRE2_NEWLINE_ANY); "
+                       "h3 = pcre2_compile(\"^$\", PCRE2_MATCH_INVALID_UTF, &_, &_, h1); " MATCH));
+  assert_false(stops_at_last(PCRE2_API, PCRE2_KNOWN,
+                             CC
+                             "h3 = pcre2_compile(\"^$\", PCRE2_MULTILINE|PCRE2_MATCH_INVALID_UTF, "
+                             "&_, &_, h1); " MATCH));
+#undef CC
+#undef MATCH
 }
 
 /* cJSON's NaN cast (a NaN number item) as the bench's patterns state it:
@@ -386,6 +442,7 @@ int main(void) {
                                      cmocka_unit_test(test_match_takes_the_bytes_whole),
                                      cmocka_unit_test(test_any_handle),
                                      cmocka_unit_test(test_pcre2_limit_variants),
+                                     cmocka_unit_test(test_pcre2_newline_overread_variants),
                                      cmocka_unit_test(test_cjson_nan_variants),
                                      cmocka_unit_test(test_cjson_sorted_then_changed),
                                      cmocka_unit_test(test_given_and_instead),
