@@ -118,7 +118,7 @@ fuzz() {
 #    bugs, fuzzed for 50000 runs. All side by side but seek (how many runs a bug
 #    takes varies from run to run, -seed=1 or not). cb_seek's bug, behind
 #    two arithmetic guards on the seek callback's answers, is the solver's
-#    (the mock's answers are its variables): with the solver (25% of the
+#    (the mock's answers are its variables): with the solver (50% of the
 #    time) it is found in 100000 runs, without it (same seed, same runs)
 #    not.
 bugs="sort read pull tick seek reserve"
@@ -132,7 +132,7 @@ wait || true
 # seek: alone, after the others, with the solver's share of the time raised:
 # the budget is time-based, and side by side with six other fuzzers on two
 # cores its queries ran out of it (the bug was not found in three runs in a row).
-fuzz seek cblib_fuzzer 100000 CBLIB_BUGS=seek SEQFUZZ_SOLVER=1 SEQFUZZ_SOLVER_BUDGET=25 || true
+fuzz seek cblib_fuzzer 100000 CBLIB_BUGS=seek SEQFUZZ_SOLVER=1 SEQFUZZ_SOLVER_BUDGET=50 || true
 fuzz seek.nosolver cblib_fuzzer 100000 CBLIB_BUGS=seek SEQFUZZ_SOLVER=0 || true
 [ "$(cat "$work/seek.nosolver.rc")" = 0 ] ||
   { grep -A12 'ERROR:' "$work/seek.nosolver.log" | head -20; fail "seek: found without the solver: the test does not show what it means to"; }
