@@ -173,27 +173,37 @@ static void test_any_handle(void **state) {
   assert_true(merge_stops("", "h1 = kv_open(2, 0); h2 = kv_open(3, 0); kv_merge(h2, h1);"));
 }
 
-/* Does bench/known-patterns/pcre2 stop a compile of `pattern` (under
- * `options`, with a compile context or none) at that call? */
-static bool pcre2_stops(const char *pattern, const char *options, bool context) {
-  sf_api *api = load_api_file(PCRE2_API);
-  char err[2048] = "", text[512];
-  sf_known *k = sf_known_load(api, PCRE2_KNOWN, err, sizeof err);
+/* Do the patterns in known_dir stop run `text` of the API in api_path at
+ * its last call, and not before? */
+static bool stops_at_last(const char *api_path, const char *known_dir, const char *text) {
+  sf_api *api = load_api_file(api_path);
+  char err[2048] = "";
+  sf_known *k = sf_known_load(api, known_dir, err, sizeof err);
   assert_non_null(k);
   assert_string_equal(err, "");
-  snprintf(text, sizeof text,
-           "h1 = pcre2_compile_context_create(NULL); "
-           "h2 = pcre2_compile(\"%s\", %s, &_, &_, %s);",
-           pattern, options, context ? "h1" : "NULL");
   sf_seq s;
   sf_seq_init(&s, api);
   parse_seq_ok(&s, api, text);
   sf_known_begin_run(k);
-  bool stops = !sf_known_stops(k, &s, 0) && sf_known_stops(k, &s, 1);
+  bool before = false;
+  for (uint32_t ci = 0; ci + 1 < s.ncalls && !before; ci++)
+    before = sf_known_stops(k, &s, ci);
+  bool last = !before && sf_known_stops(k, &s, s.ncalls - 1);
   sf_seq_free(&s);
   sf_known_free(k);
   sf_api_free(api);
-  return stops;
+  return last;
+}
+
+/* Does bench/known-patterns/pcre2 stop a compile of `pattern` (under
+ * `options`, with a compile context or none) at that call? */
+static bool pcre2_stops(const char *pattern, const char *options, bool context) {
+  char text[512];
+  snprintf(text, sizeof text,
+           "h1 = pcre2_compile_context_create(NULL); "
+           "h2 = pcre2_compile(\"%s\", %s, &_, &_, %s);",
+           pattern, options, context ? "h1" : "NULL");
+  return stops_at_last(PCRE2_API, PCRE2_KNOWN, text);
 }
 
 /* pcre2's limit overread as the bench's pattern states it: the variants
@@ -211,36 +221,12 @@ static void test_pcre2_limit_variants(void **state) {
   assert_false(pcre2_stops("(*LIMIT_MATCH=1", "PCRE2_LITERAL", false));
 }
 
-/* Do the patterns in known_dir stop run `text` of the API in api_path at
- * its last call, and not before? */
-static bool stops_at_last(const char *api_path, const char *known_dir, const char *text) {
-  sf_api *api = load_api_file(api_path);
-  char err[2048] = "";
-  sf_known *k = sf_known_load(api, known_dir, err, sizeof err);
-  assert_non_null(k);
-  assert_string_equal(err, "");
-  sf_seq s;
-  sf_seq_init(&s, api);
-  parse_seq_ok(&s, api, text);
-  sf_known_begin_run(k);
-  bool stops = false;
-  for (uint32_t ci = 0; ci < s.ncalls; ci++) {
-    stops = sf_known_stops(k, &s, ci);
-    if (stops && ci + 1 < s.ncalls) break;
-  }
-  bool last = stops && sf_known_stops(k, &s, s.ncalls - 1);
-  sf_seq_free(&s);
-  sf_known_free(k);
-  sf_api_free(api);
-  return last;
-}
-
 static bool cjson_stops(const char *text) {
   return stops_at_last(CJSON_API, CJSON_KNOWN, text);
 }
 
-/* pcre2's newline overread (bench/known-patterns/pcre2/invalid-utf-newline-
- * any*.seq): a match of any pattern compiled multiline under
+/* pcre2's newline overread (bench/known-patterns/pcre2/
+ * invalid-utf-newline-any.seq): a match of any pattern compiled multiline under
  * PCRE2_MATCH_INVALID_UTF in a context whose newline was set, its objects
  * made from a general context or not, substitutions too; the variants
  * below are minimized crash files of 10-minute runs. Not without either option,
