@@ -726,6 +726,16 @@ static bool pass_shrink(minimizer *z) {
           any = true;
           continue;
         }
+        if (pp->kind == SF_FLAGS) {
+          /* Flags: each set one cleared alone, highest first (halving the
+           * number would drop them in blocks and keep most: a pcre2 overread
+           * that needs two compile options kept thirteen). */
+          for (int k = 63; k >= 0 && !z->out_of_budget; k--) {
+            uint64_t v = sf_seq_args(&z->cur, ci)[p].bits;
+            if ((v >> k & 1) && try_bits(z, ci, p, v & ~(1ull << k))) any = true;
+          }
+          continue;
+        }
         /* Halve the distance to the target while it keeps the crash. */
         uint64_t v = a.bits;
         for (int step = 0; step < 64 && !z->out_of_budget; step++) {

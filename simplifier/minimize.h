@@ -16,8 +16,8 @@
  *     replaced by the destination's feeder (`inverse_of` on a function of a
  *     handle and bytes) on the bytes the source's printer prints;
  *  5. merge handle arguments where an earlier value can serve;
- *  6. shrink primitives toward 0 and small values, strings and buffers toward
- *     shorter and simpler bytes.
+ *  6. shrink primitives toward 0 and small values (flags: each set one cleared
+ *     alone), strings and buffers toward shorter and simpler bytes.
  * The result is never a non-crashing input: it is the input itself at worst. */
 #ifndef SF_MINIMIZE_H
 #define SF_MINIMIZE_H

@@ -46,6 +46,12 @@ void fail_shift(int x) {
   sink = 1 << n;
 }
 
+void fail_on_option(unsigned opts) {
+  char *p = malloc(8);
+  sink = p[opts & FAIL_OPT_F ? 8 : 0];
+  free(p);
+}
+
 struct box {
   char *contents;
 };

@@ -12,6 +12,20 @@ void fail_overflow(int x);    /* heap-buffer-overflow */
 void fail_leak(int x);        /* a block nobody frees */
 void fail_shift(int x);       /* UBSan: shift exponent too large */
 
+/* Options of fail_on_option: only FAIL_OPT_F fails (a heap-buffer-overflow),
+ * whatever else is set, so a minimized input keeps that one flag alone. */
+enum {
+  FAIL_OPT_A = 1,
+  FAIL_OPT_B = 2,
+  FAIL_OPT_C = 4,
+  FAIL_OPT_D = 8,
+  FAIL_OPT_E = 16,
+  FAIL_OPT_F = 32,
+  FAIL_OPT_G = 64,
+  FAIL_OPT_H = 128
+};
+void fail_on_option(unsigned opts);
+
 /* A box whose destructor forgets its contents: the leaked block is also a
  * handle the run produced (box_contents), so only an executor that forgets
  * its handles' pointers after a run lets the leak check see it. */

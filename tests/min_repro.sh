@@ -97,6 +97,17 @@ sed 's/ recoverable;/;/' "$sapi" >"$work/stopping.api"
 sess_repro "$work/stopping.api" sess_stopping ||
   { echo "FAIL: without recoverable, the reproducer went past a refused call"; exit 1; }
 echo "recoverable: $swant, reproduced past two refused calls"
+# Flags shrink one by one: fail_on_option fails on FAIL_OPT_F alone, so of
+# the eight set only that one stays (halving the number would keep most).
+capi=$src/tests/crashlib.api
+printf 'fail_on_option(FAIL_OPT_A|FAIL_OPT_B|FAIL_OPT_C|FAIL_OPT_D|FAIL_OPT_E|FAIL_OPT_F|FAIL_OPT_G|FAIL_OPT_H);\n' \
+  >"$work/flags.seq"
+"$sf" encode "$capi" "$work/flags.seq" -o "$work/flags"
+"$sf" min "$capi" "$work/flags" --target "$build/tests/crashlib_fuzzer" -o "$work/flags.min" \
+  >"$work/flags.txt" 2>"$work/flags.log" || { echo "FAIL: flags case"; cat "$work/flags.log"; exit 1; }
+[ "$(cat "$work/flags.txt")" = "fail_on_option(FAIL_OPT_F);" ] ||
+  { echo "FAIL: flags not shrunk to the one that fails:"; cat "$work/flags.txt"; exit 1; }
+echo "flags: $(cat "$work/flags.txt")"
 # A non-crashing input is refused, not "minimized".
 "$sf" encode "$api" "$src/seeds/demo/seeds/basic.seq" -o "$work/ok"
 if "$sf" min "$api" "$work/ok" --target "$build/kvstore_fuzzer" >/dev/null 2>"$work/err"; then
