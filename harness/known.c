@@ -57,6 +57,10 @@ struct sf_known {
   char **signatures; /* `# signature:` files: a finding of seqfuzz's own oracles */
   uint32_t nsignatures;
   bool *ends; /* per function: some pattern ends with a call of it */
+  /* The functions the run called up to `rooted`, a bit each: a pattern
+   * none of whose functions for some call is among them cannot match, and
+   * is passed over without backtracking (most checks of most patterns). */
+  uint64_t *called;
   /* Matching scratch, sized for the largest pattern. */
   uint32_t *vmap;  /* pattern root value -> run root value, UINT32_MAX: unset */
   uint32_t *rroot; /* the run's roots */
@@ -78,7 +82,10 @@ sf_known *sf_known_new(const sf_api *api) {
   if (!k) return NULL;
   k->api = api;
   k->ends = calloc(api->nfuncs ? api->nfuncs : 1, sizeof *k->ends);
-  if (!k->ends) {
+  k->called = calloc(api->nfuncs / 64 + 1, sizeof *k->called);
+  if (!k->ends || !k->called) {
+    free(k->ends);
+    free(k->called);
     free(k);
     return NULL;
   }
@@ -112,6 +119,7 @@ void sf_known_free(sf_known *k) {
     free(k->signatures[i]);
   free(k->signatures);
   free(k->ends);
+  free(k->called);
   free(k->vmap);
   free(k->rroot);
   free(k->group);
@@ -758,6 +766,20 @@ static bool match_from(sf_known *k, const pattern *p, uint32_t j, uint32_t from,
   return false;
 }
 
+/* Whether each call of p that a run must make (not given) has a function
+ * the run called: needed for a match, whatever the order. */
+static bool calls_present(const sf_known *k, const pattern *p) {
+  for (uint32_t c = 0; c + 1 < p->seq.ncalls; c++) {
+    if (p->given[c]) continue;
+    const uint64_t *may = p->may + (size_t)c * p->words;
+    uint64_t any = 0;
+    for (uint32_t w = 0; w < p->words; w++)
+      any |= may[w] & k->called[w];
+    if (!any) return false;
+  }
+  return true;
+}
+
 void sf_known_begin_run(const sf_known *kc) {
   if (kc) ((sf_known *)kc)->rooted = 0; /* the scratch only */
 }
@@ -776,6 +798,9 @@ bool sf_known_stops(const sf_known *kc, const sf_seq *s, uint32_t ci) {
   }
   /* The calls up to ci, those not rooted at an earlier check of this run. */
   if (k->rooted <= ci) {
+    if (k->rooted == 0) memset(k->called, 0, (k->api->nfuncs / 64 + 1) * sizeof *k->called);
+    for (uint32_t c = k->rooted; c <= ci; c++)
+      k->called[s->calls[c].func / 64] |= 1ULL << (s->calls[c].func % 64);
     roots(s, k->rroot, k->rooted, ci + 1);
     k->rooted = ci + 1;
   }
@@ -783,7 +808,7 @@ bool sf_known_stops(const sf_known *kc, const sf_seq *s, uint32_t ci) {
     const pattern *p = &k->p[pi];
     uint32_t f = s->calls[ci].func;
     const uint64_t *may = p->may + (size_t)(p->seq.ncalls - 1) * p->words;
-    if (!(may[f / 64] >> (f % 64) & 1) || p->nkept > ci + 1) continue;
+    if (!(may[f / 64] >> (f % 64) & 1) || p->nkept > ci + 1 || !calls_present(k, p)) continue;
     for (uint32_t o = 0; o <= p->norders; o++) {
       k->order = o ? p->orders + (o - 1) * (p->seq.ncalls - 1) : NULL;
       for (uint32_t v = 0; v < p->seq.nvals; v++)

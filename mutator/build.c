@@ -270,6 +270,7 @@ uint32_t sf_mut_random_func(sf_mutator *m) {
 
 /* Start building m->next from scratch. */
 void sf_mut_begin_next(sf_mutator *m) {
+  m->last_out_valid = false; /* m->next no longer holds the last output */
   sf_seq_clear(&m->next);
   sf_life_clear(&m->life);
 }

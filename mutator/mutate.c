@@ -892,7 +892,8 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
                             size_t s2, uint8_t *out, size_t max_size, uint64_t seed) {
   sf_rng_seed(&m->rng, seed);
   control_length(m);
-  m->last_out_valid = false;
+  /* d1 is often the last output (libFuzzer stacks mutations): load_input
+   * takes m->next then, which nothing before it changes. */
   uint32_t legal2;
   bool fails_last2; /* other's failed last call may stay last: splice puts it at the end */
   const sf_pool_entry *e2 =

@@ -121,6 +121,7 @@ static size_t next_probe(sf_mutator *m, uint8_t *out, size_t max_size) {
   while (m->nprobes) {
     uint64_t h = m->probes[--m->nprobes];
     const sf_pool_entry *e = sf_pool_find(m->pool, h);
+    m->last_out_valid = false; /* m->next is about to change */
     if (!e || sf_mutator_interpret(m, &m->next, e->data, e->size)) continue;
     size_t n = sf_mut_finish(m, &m->next, out, max_size);
     if (!n) continue;
