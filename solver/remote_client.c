@@ -25,8 +25,13 @@ extern char **environ;
 #define STEP_TIMEOUT_MS 120000 /* an attempt's child is killed after 60 s */
 /* The budget is tightest at the start, when most entries come, and an entry
  * met then may be the only one that reaches a comparison (a checksum
- * checked before anything else): refused entries wait to be learnt. */
-#define WAITING_MAX 32
+ * checked before anything else): refused entries wait to be learnt. As
+ * many as a start brings: with 32, the four entries of an AFL++ run that
+ * reached checksum's guard, all among the first 87 (in 65 ms, before the
+ * server could start), were pushed out, and the guard was never flipped in
+ * 600 s. Bounded in bytes too: the oldest go first. */
+#define WAITING_MAX   1024
+#define WAITING_BYTES (8u << 20)
 
 struct sf_solver_client {
   char *target;
@@ -52,10 +57,12 @@ struct sf_solver_client {
   uint64_t results[8]; /* hashes of the last results (a ring) */
   uint32_t nresults;
   /* Entries the budget could not pay to learn when they came, the newest
-   * WAITING_MAX (a ring from waiting_first), learnt when it can. */
+   * WAITING_MAX within WAITING_BYTES (a ring from waiting_first), learnt
+   * when it can. */
   sf_buf waiting[WAITING_MAX];
   double waiting_cost[WAITING_MAX];
   uint32_t waiting_first, nwaiting;
+  size_t waiting_bytes;
 };
 
 #define BACKLOG_MAX (512u << 10)
@@ -268,6 +275,15 @@ void sf_solver_client_observe(sf_solver_client *c, const uint8_t *data, size_t s
   if (send_frame(c, 'O', data, (uint32_t)size)) restart(c);
 }
 
+/* Forget the oldest waiting entry (learnt, or pushed out). */
+static void drop_oldest_waiting(sf_solver_client *c) {
+  sf_buf *e = &c->waiting[c->waiting_first];
+  c->waiting_bytes -= e->len;
+  sf_buf_free(e); /* not kept: a thousand slots' capacities would add up */
+  c->waiting_first = (c->waiting_first + 1) % WAITING_MAX;
+  c->nwaiting--;
+}
+
 void sf_solver_client_learn(sf_solver_client *c, sf_solver_budget *b, double cost,
                             const uint8_t *data, size_t size) {
   uint64_t h = sf_hash_bytes(data, size, 0);
@@ -281,14 +297,13 @@ void sf_solver_client_learn(sf_solver_client *c, sf_solver_budget *b, double cos
     sf_solver_client_observe(c, data, size);
     return;
   }
-  /* Kept to learn later: in the ring's next slot, the oldest when full. */
-  uint32_t slot = (c->waiting_first + c->nwaiting) % WAITING_MAX;
-  if (c->nwaiting == WAITING_MAX)
-    c->waiting_first = (c->waiting_first + 1) % WAITING_MAX;
-  else
-    c->nwaiting++;
-  sf_buf_reset(&c->waiting[slot]);
-  if (sf_buf_append(&c->waiting[slot], data, size)) c->waiting[slot].len = 0;
+  /* Kept to learn later, in the ring's next slot; the oldest make room. */
+  if (size > WAITING_BYTES) return;
+  while (c->nwaiting == WAITING_MAX || c->waiting_bytes + size > WAITING_BYTES)
+    drop_oldest_waiting(c);
+  uint32_t slot = (c->waiting_first + c->nwaiting++) % WAITING_MAX;
+  if (sf_buf_append(&c->waiting[slot], data, size)) sf_buf_free(&c->waiting[slot]);
+  c->waiting_bytes += c->waiting[slot].len;
   c->waiting_cost[slot] = cost;
 }
 
@@ -298,9 +313,7 @@ static void learn_waiting(sf_solver_client *c, sf_solver_budget *b) {
   while (c->nwaiting && sf_solver_budget_learn(b, c->waiting_cost[c->waiting_first], 0)) {
     sf_buf *e = &c->waiting[c->waiting_first];
     if (e->len) sf_solver_client_observe(c, e->data, e->len);
-    sf_buf_reset(e);
-    c->waiting_first = (c->waiting_first + 1) % WAITING_MAX;
-    c->nwaiting--;
+    drop_oldest_waiting(c);
   }
 }
 

@@ -198,18 +198,23 @@ static void test_share_follows_yield(void **state) {
 /* An entry the budget could not pay to learn waits, and the server learns
  * it before a later step of the engines' stage, once the budget can pay:
  * the only entry that reaches a guard, met while the budget was spent,
- * still gets its guard flipped. */
+ * still gets its guard flipped, though a hundred more came after it (as at
+ * an AFL++ run's start, before the server can start). */
 static void test_refused_entries_wait(void **state) {
   (void)state;
   sf_api *api;
   sf_seq s;
   sf_solver_client *c = start_server(&api, &s);
-  sf_buf in = {0}, out = {0};
+  sf_buf in = {0}, out = {0}, other = {0};
+  parse_seq_ok(&s, api, "h1 = pair_new();"); /* reaches no guard */
+  assert_int_equal(sf_seq_encode(&s, &other), 0);
   encode_seed(api, &s, &in);
   sf_solver_budget b;
   sf_solver_budget_init(&b, 10);
   b.learnt = 1e9; /* nothing left: the entry is not learnt now */
   sf_solver_client_learn(c, &b, 0.001, in.data, in.len);
+  for (int i = 0; i < 100; i++)
+    sf_solver_client_learn(c, &b, 0.001, other.data, other.len);
   sf_solver_stats st = {0};
   assert_true(sf_solver_client_step(c, &out, &st) >= 0);
   assert_int_equal(st.sites, 0);
@@ -226,6 +231,7 @@ static void test_refused_entries_wait(void **state) {
   assert_true(st.sites > 0);
   sf_buf_free(&in);
   sf_buf_free(&out);
+  sf_buf_free(&other);
   sf_seq_free(&s);
   sf_solver_client_free(c);
   sf_api_free(api);
