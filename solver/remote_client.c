@@ -29,7 +29,7 @@ extern char **environ;
  * many as a start brings: with 32, the four entries of an AFL++ run that
  * reached checksum's guard, all among the first 87 (in 65 ms, before the
  * server could start), were pushed out, and the guard was never flipped in
- * 600 s. Bounded in bytes too: the oldest go first. */
+ * 600 s. Bounded in bytes too: the oldest are pushed out first. */
 #define WAITING_MAX   1024
 #define WAITING_BYTES (8u << 20)
 
@@ -307,13 +307,20 @@ void sf_solver_client_learn(sf_solver_client *c, sf_solver_budget *b, double cos
   c->waiting_cost[slot] = cost;
 }
 
-/* The waiting entries the budget can pay for now, oldest first. */
+/* The waiting entries the budget can pay for now, newest first: the
+ * frontier is at the newest, and the oldest are learnt when the budget has
+ * caught up (on checksum under AFL++, oldest first found the bug after
+ * 15.5 s, the median of ten seeds side by side, newest first after 5.7 s). */
 static void learn_waiting(sf_solver_client *c, sf_solver_budget *b) {
   charge_learning(c, b);
-  while (c->nwaiting && sf_solver_budget_learn(b, c->waiting_cost[c->waiting_first], 0)) {
-    sf_buf *e = &c->waiting[c->waiting_first];
+  while (c->nwaiting) {
+    uint32_t last = (c->waiting_first + c->nwaiting - 1) % WAITING_MAX;
+    if (!sf_solver_budget_learn(b, c->waiting_cost[last], 0)) break;
+    sf_buf *e = &c->waiting[last];
     if (e->len) sf_solver_client_observe(c, e->data, e->len);
-    drop_oldest_waiting(c);
+    c->waiting_bytes -= e->len;
+    sf_buf_free(e);
+    c->nwaiting--;
   }
 }
 
