@@ -275,12 +275,17 @@ void sf_solver_client_observe(sf_solver_client *c, const uint8_t *data, size_t s
   if (send_frame(c, 'O', data, (uint32_t)size)) restart(c);
 }
 
-/* Forget the oldest waiting entry (learnt, or pushed out). */
-static void drop_oldest_waiting(sf_solver_client *c) {
-  sf_buf *e = &c->waiting[c->waiting_first];
+/* The oldest or the newest waiting entry. */
+static uint32_t waiting_slot(const sf_solver_client *c, bool newest) {
+  return (c->waiting_first + (newest ? c->nwaiting - 1 : 0)) % WAITING_MAX;
+}
+
+/* Forget the oldest or the newest waiting entry (learnt, or pushed out). */
+static void drop_waiting(sf_solver_client *c, bool newest) {
+  sf_buf *e = &c->waiting[waiting_slot(c, newest)];
   c->waiting_bytes -= e->len;
   sf_buf_free(e); /* not kept: a thousand slots' capacities would add up */
-  c->waiting_first = (c->waiting_first + 1) % WAITING_MAX;
+  if (!newest) c->waiting_first = (c->waiting_first + 1) % WAITING_MAX;
   c->nwaiting--;
 }
 
@@ -300,7 +305,7 @@ void sf_solver_client_learn(sf_solver_client *c, sf_solver_budget *b, double cos
   /* Kept to learn later, in the ring's next slot; the oldest make room. */
   if (size > WAITING_BYTES) return;
   while (c->nwaiting == WAITING_MAX || c->waiting_bytes + size > WAITING_BYTES)
-    drop_oldest_waiting(c);
+    drop_waiting(c, false);
   uint32_t slot = (c->waiting_first + c->nwaiting++) % WAITING_MAX;
   if (sf_buf_append(&c->waiting[slot], data, size)) sf_buf_free(&c->waiting[slot]);
   c->waiting_bytes += c->waiting[slot].len;
@@ -313,14 +318,10 @@ void sf_solver_client_learn(sf_solver_client *c, sf_solver_budget *b, double cos
  * 15.5 s, the median of ten seeds side by side, newest first after 5.7 s). */
 static void learn_waiting(sf_solver_client *c, sf_solver_budget *b) {
   charge_learning(c, b);
-  while (c->nwaiting) {
-    uint32_t last = (c->waiting_first + c->nwaiting - 1) % WAITING_MAX;
-    if (!sf_solver_budget_learn(b, c->waiting_cost[last], 0)) break;
-    sf_buf *e = &c->waiting[last];
+  while (c->nwaiting && sf_solver_budget_learn(b, c->waiting_cost[waiting_slot(c, true)], 0)) {
+    sf_buf *e = &c->waiting[waiting_slot(c, true)];
     if (e->len) sf_solver_client_observe(c, e->data, e->len);
-    c->waiting_bytes -= e->len;
-    sf_buf_free(e);
-    c->nwaiting--;
+    drop_waiting(c, true);
   }
 }
 
