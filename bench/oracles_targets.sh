@@ -9,9 +9,11 @@
 # then prints, per target, the executions, the inputs saved and the distinct
 # findings (by signature, `seqfuzz signature`), each with the first ERROR
 # line of its report. Logs and inputs stay in OUT/LIB/.
-#   [NO_BUILD=1] bench/oracles_targets.sh [SECONDS=600] [OUT=build/oracles] [LIB...]
+#   [NO_BUILD=1] [KNOWN=DIR] bench/oracles_targets.sh [SECONDS=600] [OUT=build/oracles] [LIB...]
 # LIB defaults to the two differential targets; add cjson libyaml for the
-# round-trip campaigns. NO_BUILD=1 uses the targets as built.
+# round-trip campaigns. NO_BUILD=1 uses the targets as built. KNOWN=DIR
+# sets aside the known bugs whose patterns are in DIR/LIB (SEQFUZZ_KNOWN;
+# bench/known-patterns holds each target's), so a campaign finds the others.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-600}
@@ -32,6 +34,8 @@ for lib in "${libs[@]}"; do
   unzip -q -o "$bindir/${lib}_seqfuzz_seed_corpus.zip" -d "$w/corpus"
   dict=()
   [ -f "$bindir/${lib}_seqfuzz.dict" ] && dict=(-dict="$bindir/${lib}_seqfuzz.dict")
+  lib_known=""
+  [ -n "${KNOWN:-}" ] && [ -d "$KNOWN/$lib" ] && lib_known=$(cd "$KNOWN/$lib" && pwd)
   start=$(date +%s) run=0 execs=0
   : >"$w/findings.txt"
   while :; do
@@ -39,7 +43,7 @@ for lib in "${libs[@]}"; do
     [ "$left" -gt 5 ] || break
     run=$((run + 1))
     log=$w/logs/run-$run.log
-    SEQFUZZ_STATS=0 "$bin" "$w/corpus" -seed="$run" -max_total_time="$left" -timeout=25 \
+    SEQFUZZ_STATS=0 SEQFUZZ_KNOWN=$lib_known "$bin" "$w/corpus" -seed="$run" -max_total_time="$left" -timeout=25 \
       -rss_limit_mb=2560 -print_final_stats=1 "${dict[@]}" -artifact_prefix="$w/art/" >"$log" 2>&1
     # Executions: libFuzzer's final count (printed after a crash too), else
     # the last status line.

@@ -15,10 +15,17 @@ enum {
   RULE_ANY = 1,
   RULE_MIN_LEN = 2, /* bytes of any content, at least care[] long */
   RULE_LEN = 3,     /* bytes of any content, care[] long */
-  RULE_MATCH = 4,   /* bytes that the regular expression re[care[]] matches whole */
+  RULE_MATCH = 4,   /* bytes that the expression re[care[]] matches whole (or does not) */
   RULE_HAS = 5,     /* an array holding each of the pattern's elements, among any others */
   RULE_GROUP = 6    /* + the group's canonical arg index */
 };
+
+/* A `# match:` or `# nomatch:` line's expression. */
+typedef struct matcher {
+  regex_t re;     /* POSIX extended, compiled anchored */
+  uint32_t from;  /* the call's parameter that says where the bytes start; UINT32_MAX: at 0 */
+  bool must_miss; /* `# nomatch:`: the bytes must not match */
+} matcher;
 
 typedef struct alternative {
   uint32_t call, func;
@@ -45,8 +52,8 @@ typedef struct pattern {
    * a run need not make them. nkept: the calls that are not given. */
   bool *given;
   uint32_t nkept;
-  /* `# match:` lines' expressions (POSIX extended, compiled anchored). */
-  regex_t *re;
+  /* `# match:` and `# nomatch:` lines' expressions. */
+  matcher *re;
   uint32_t nre;
 } pattern;
 
@@ -94,7 +101,7 @@ sf_known *sf_known_new(const sf_api *api) {
 
 static void free_regexes(pattern *p) {
   for (uint32_t i = 0; i < p->nre; i++)
-    regfree(&p->re[i]);
+    regfree(&p->re[i].re);
   free(p->re);
   p->re = NULL;
   p->nre = 0;
@@ -274,45 +281,99 @@ static int parse_given(pattern *p, const char *s, const char *e, const char *pat
   return 0;
 }
 
+/* An expression's text with each `\xHH` replaced by that byte (as if typed:
+ * `\x2e` is a dot), into out (size at least strlen(in) + 1): bytes the
+ * line cannot hold, such as a range of UTF-8 continuation bytes
+ * `[\x80-\xbf]`. Other escapes stay as they are. -1 for `\x00`, which a C
+ * string cannot hold (`[^...]` matches a NUL). */
+static int unescape_bytes(const char *in, char *out) {
+  static const char hex[] = "0123456789abcdef";
+  for (; *in; in++) {
+    const char *h1, *h2;
+    if (in[0] == '\\' && in[1] == 'x' && in[2] && in[3] &&
+        (h1 = strchr(hex, in[2] | 0x20)) != NULL && (h2 = strchr(hex, in[3] | 0x20)) != NULL) {
+      char b = (char)((h1 - hex) << 4 | (h2 - hex));
+      if (!b) return -1;
+      *out++ = b;
+      in += 3;
+    } else if (in[0] == '\\' && in[1]) { /* `\\x41` stays a backslash and x41 */
+      *out++ = *in++;
+      *out++ = *in;
+    } else {
+      *out++ = *in;
+    }
+  }
+  *out = 0;
+  return 0;
+}
+
 /* A `# match: CALL.ARG REGEX` line (from s to e): the argument's bytes,
  * whole, must match the extended regular expression (the rest of the line,
  * trimmed): the variants of a bug that ends inside one construct, such as
  * pcre2's `(*LIMIT_MATCH=` followed by any digits and nothing else, which
- * exact bytes or a length cannot state. */
-static int parse_match(pattern *p, const char *s, const char *e, const char *path, unsigned line,
-                       char *err, size_t errlen) {
+ * exact bytes or a length cannot state. `CALL.ARG@CALL.ARG2` takes the bytes
+ * from the offset the call's integer argument ARG2 gives (none past the
+ * end): what a matcher sees first from its start offset. `# nomatch:`
+ * (must_miss) asks for bytes the expression does not match: a subject
+ * that is not valid UTF-8. */
+static int parse_match(pattern *p, const char *s, const char *e, bool must_miss, const char *path,
+                       unsigned line, char *err, size_t errlen) {
+  const char *kw = must_miss ? "nomatch" : "match";
   char buf[4096];
   line_copy(buf, sizeof buf - 8, s, e);
-  unsigned c, a;
-  int used = 0;
-  uint32_t x = UINT32_MAX;
-  if (sscanf(buf, " %u.%u %n", &c, &a, &used) == 2) x = arg_index(&p->seq, c, a);
-  const char *re = buf + used;
+  unsigned c, a, c2, a2;
+  int used = 0, used2 = 0;
+  uint32_t x = UINT32_MAX, from = UINT32_MAX;
+  if (sscanf(buf, " %u.%u%n", &c, &a, &used) == 2) x = arg_index(&p->seq, c, a);
+  if (x != UINT32_MAX && buf[used] == '@') {
+    if (sscanf(buf + used, "@%u.%u%n", &c2, &a2, &used2) != 2 || c2 != c ||
+        arg_index(&p->seq, c2, a2) == UINT32_MAX ||
+        !sf_kind_is_int(sf_seq_func(&p->seq, c - 1)->params[a2 - 1].kind)) {
+      snprintf(err, errlen, "%s:%u: `# %s:` %u.%u@ takes an integer argument of call %u", path,
+               line, kw, c, a, c);
+      return -1;
+    }
+    from = a2 - 1;
+    used += used2;
+    /* The offset varies with the bytes it points into: any value. */
+    uint32_t y = arg_index(&p->seq, c2, a2);
+    if (p->rule[y] == RULE_EQUAL) p->rule[y] = RULE_ANY;
+  }
+  if (x != UINT32_MAX && buf[used] != ' ' && buf[used] != '\t') x = UINT32_MAX;
+  char *re = buf + used;
+  re += strspn(re, " \t");
   size_t rl = strlen(re);
   while (rl && (re[rl - 1] == ' ' || re[rl - 1] == '\t' || re[rl - 1] == '\r'))
-    rl--;
+    re[--rl] = 0;
   if (x == UINT32_MAX || !rl) {
-    snprintf(err, errlen, "%s:%u: `# match:` takes CALL.ARG and a regular expression", path, line);
+    snprintf(err, errlen, "%s:%u: `# %s:` takes CALL.ARG and a regular expression", path, line, kw);
     return -1;
   }
   const sf_param *prm = &sf_seq_func(&p->seq, c - 1)->params[a - 1];
   if (prm->kind != SF_STRING && prm->kind != SF_BUFFER) {
-    snprintf(err, errlen, "%s:%u: `# match:` argument %u.%u is not a string or buffer", path, line,
+    snprintf(err, errlen, "%s:%u: `# %s:` argument %u.%u is not a string or buffer", path, line, kw,
              c, a);
     return -1;
   }
-  char whole[sizeof buf + 8];
-  snprintf(whole, sizeof whole, "^(%.*s)$", (int)rl, re);
-  regex_t *nr = realloc(p->re, (p->nre + 1) * sizeof *nr);
-  if (!nr) return snprintf(err, errlen, "out of memory"), -1;
-  p->re = nr;
-  int rc = regcomp(&p->re[p->nre], whole, REG_EXTENDED | REG_NOSUB);
-  if (rc) {
-    char why[256];
-    regerror(rc, &p->re[p->nre], why, sizeof why);
-    snprintf(err, errlen, "%s:%u: `# match:` %.*s: %s", path, line, (int)rl, re, why);
+  char bytes[sizeof buf], whole[sizeof buf + 8];
+  if (unescape_bytes(re, bytes)) {
+    snprintf(err, errlen, "%s:%u: `# %s:` cannot hold \\x00 (write [^...] for any byte)", path,
+             line, kw);
     return -1;
   }
+  snprintf(whole, sizeof whole, "^(%s)$", bytes);
+  matcher *nr = realloc(p->re, (p->nre + 1) * sizeof *nr);
+  if (!nr) return snprintf(err, errlen, "out of memory"), -1;
+  p->re = nr;
+  int rc = regcomp(&p->re[p->nre].re, whole, REG_EXTENDED | REG_NOSUB);
+  if (rc) {
+    char why[256];
+    regerror(rc, &p->re[p->nre].re, why, sizeof why);
+    snprintf(err, errlen, "%s:%u: `# %s:` %s: %s", path, line, kw, re, why);
+    return -1;
+  }
+  p->re[p->nre].from = from;
+  p->re[p->nre].must_miss = must_miss;
   p->rule[x] = RULE_MATCH;
   p->care[x] = p->nre++;
   return 0;
@@ -364,7 +425,10 @@ static int parse_rules(pattern *p, const char *text, size_t len, const char *pat
         parse_given(p, l + 8, le, path, line, err, errlen))
       return -1;
     if (le - l > 8 && strncmp(l, "# match:", 8) == 0 &&
-        parse_match(p, l + 8, le, path, line, err, errlen))
+        parse_match(p, l + 8, le, false, path, line, err, errlen))
+      return -1;
+    if (le - l > 10 && strncmp(l, "# nomatch:", 10) == 0 &&
+        parse_match(p, l + 10, le, true, path, line, err, errlen))
       return -1;
     if (le - l > 6 && strncmp(l, "# has:", 6) == 0 &&
         parse_has(p, l + 6, le, path, line, err, errlen))
@@ -661,15 +725,16 @@ static bool match_call(sf_known *k, const pattern *p, uint32_t j, uint32_t i, ui
     if (rule == RULE_MATCH) {
       /* A copy with a NUL after it: REG_STARTEND takes the bytes as they
        * are, NULs included, but the sanitizers' regexec reads up to a NUL. */
-      if (ra[a].bits == 1) return false;
+      const matcher *mt = &p->re[p->care[ps->calls[j].arg0 + a]];
+      uint64_t from = mt->from == UINT32_MAX ? 0 : ra[mt->from].bits;
+      if (ra[a].bits == 1 || from > ra[a].len) return false;
       sf_buf_reset(&k->subject);
-      if (sf_buf_append(&k->subject, sf_seq_bytes(rs, &ra[a]), ra[a].len) ||
+      if (sf_buf_append(&k->subject, sf_seq_bytes(rs, &ra[a]) + from, ra[a].len - from) ||
           !sf_buf_cstr(&k->subject))
         return false;
-      regmatch_t range = {.rm_so = 0, .rm_eo = (regoff_t)ra[a].len};
-      if (regexec(&p->re[p->care[ps->calls[j].arg0 + a]], (const char *)k->subject.data, 1, &range,
-                  REG_STARTEND))
-        return false;
+      regmatch_t range = {.rm_so = 0, .rm_eo = (regoff_t)(ra[a].len - from)};
+      bool matched = regexec(&mt->re, (const char *)k->subject.data, 1, &range, REG_STARTEND) == 0;
+      if (matched == mt->must_miss) return false;
       continue;
     }
     if (rule == RULE_HAS) {
@@ -704,6 +769,15 @@ static void undo(sf_known *k, uint32_t *ntrail, uint32_t to) {
 /* Run call i is alternative fi of pattern call j (`# instead:`, `# last:`):
  * the handles call j takes, in order, map (by root) onto those run call i
  * takes, in order, whatever their types; its other arguments are any. */
+static bool is_in_handle(const sf_param *p) {
+  return p->kind == SF_HANDLE && !(p->flags & SF_P_OUT);
+}
+
+/* Run call i (of fi) standing in for pattern call j: its handles, in order,
+ * take the pattern call's that matter. A handle of the pattern that does
+ * not matter (`# any:`, NULL) takes the run's next one only when that has
+ * its type (the run's function takes it too); one that matters takes the
+ * run's next handle of its type, else (types apart) the next one. */
 static bool match_alternative(sf_known *k, const pattern *p, uint32_t j, uint32_t fi, uint32_t i,
                               uint32_t *ntrail) {
   const sf_seq *ps = &p->seq, *rs = k->run;
@@ -712,14 +786,20 @@ static bool match_alternative(sf_known *k, const pattern *p, uint32_t j, uint32_
   const sf_arg *pa = sf_seq_args(ps, j), *ra = sf_seq_args(rs, i);
   uint32_t b = 0;
   for (uint32_t a = 0; a < pf->nparams; a++) {
-    if (pf->params[a].kind != SF_HANDLE || (pf->params[a].flags & SF_P_OUT)) continue;
-    while (b < rf->nparams && (rf->params[b].kind != SF_HANDLE || (rf->params[b].flags & SF_P_OUT)))
+    if (!is_in_handle(&pf->params[a])) continue;
+    while (b < rf->nparams && !is_in_handle(&rf->params[b]))
       b++;
+    uint32_t type = pf->params[a].type_index;
     bool matters = pa[a].bits != SF_NULL_REF && p->rule[ps->calls[j].arg0 + a] != RULE_ANY;
     if (!matters) {
-      b++;
+      if (b < rf->nparams && rf->params[b].type_index == type) b++;
       continue;
     }
+    for (uint32_t t = b; t < rf->nparams; t++)
+      if (is_in_handle(&rf->params[t]) && rf->params[t].type_index == type) {
+        b = t;
+        break;
+      }
     if (b >= rf->nparams || ra[b].bits == SF_NULL_REF ||
         !map_value(k, p, ntrail, p->root[pa[a].bits], k->rroot[ra[b].bits]))
       return false;

@@ -24,14 +24,21 @@
  * `# match: C.A REGEX` asks for a string or buffer whose bytes, whole, the
  * POSIX extended regular expression REGEX (the rest of the line) matches:
  * a bug that needs a construct cut short, any digits after a prefix, has
- * variants no exact bytes or length can state. A comment line
+ * variants no exact bytes or length can state. In REGEX, `\xHH` is that
+ * byte (`[\x80-\xbf]`: a UTF-8 continuation byte; not `\x00`: `[^a]`
+ * matches a NUL, `.` does not). `# match: C.A@C.B REGEX` matches the bytes
+ * from the offset that the same call's integer argument B gives (any
+ * offset; none past the end): a matcher's first byte at its start offset.
+ * `# nomatch: C.A REGEX` asks for bytes that REGEX does not match whole: a
+ * subject that is not valid UTF-8. A comment line
  * `# has: C.A` asks for an array that holds each element of the pattern's
  * among any others (a NaN equals any NaN): a bug one element sets off,
  * whatever the array's length and other elements. A comment line
  * `# instead: CALL f g` names functions that may stand in for call CALL
- * (from 1): a run's call of f matches when the handles it takes, in order
- * and whatever their types, map onto those CALL takes (its `# any:`
- * handles and NULLs aside); its other arguments are any. `# last: f g` is
+ * (from 1): a run's call of f matches when the handles it takes map onto
+ * those CALL takes (its `# any:` handles and NULLs aside), in order, each
+ * of CALL's onto f's next handle of its type, else (types apart) onto f's
+ * next handle; its other arguments are any. `# last: f g` is
  * the same for the last call: the bug is armed, and any of them sets it
  * off. A comment line `# given: 1 2` names calls, before the last, that only
  * make the handles the others take: a run need not make them, and any

@@ -939,6 +939,9 @@ void sf_oracle_after_run(sf_exec *x, const sf_seq *s) {
   struct sf_oracle *o = x->oracle;
   if (!o->twin || o->in_twin || o->checking) return;
   struct sf_oracle *t = o->twin->oracle;
+  /* The same known bugs: the second implementation stops where the first
+   * did, and makes no call that completes one. */
+  o->twin->known = x->known;
   record_reset(&t->rec);
   t->recording = true;
   sf_run_result r;

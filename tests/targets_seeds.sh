@@ -3,8 +3,9 @@
 # source, and every seed sequence of its grammar runs through the executor to
 # the end (no error stop) with no sanitizer report. And every documented bug
 # of the Debian version (seeds/<lib>/bugs/*.seq) still reproduces: its run
-# ends with a sanitizer report or a timeout (bugs/worked-around/ holds bugs the glue
-# avoids, explained in C).
+# ends with a sanitizer report, a seqfuzz report or a timeout
+# (bugs/worked-around/ holds bugs a grammar rule keeps runs from, explained
+# in C).
 #   tests/targets_seeds.sh [LIB...]     (default: every seeds/*/build.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

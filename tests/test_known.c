@@ -277,6 +277,121 @@ static void test_pcre2_newline_overread_variants(void **state) {
 #undef MATCH
 }
 
+/* pcre2-jit's known bugs (bench/known-patterns/pcre2-jit; five of them its
+ * glue worked around before): each bug file's sequence and its variants stop
+ * at the match, and the runs next to them (valid UTF-8, a start offset at a
+ * character, no MATCH_INVALID_UTF, no partial option) go on. */
+static bool pj_stops(const char *text) {
+  return stops_at_last(PCRE2_JIT_API, PCRE2_JIT_KNOWN, text);
+}
+
+/* A run that compiles `pattern` under `options` (no context), makes match
+ * data, and matches `subject` (seq text) from `start` with `match_options`. */
+static bool pj_match_stops(const char *pattern, const char *options, const char *subject,
+                           unsigned start, const char *match_options) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "h1 = pj_compile(\"%s\", %s, NULL, &_, &_); "
+           "h2 = pj_match_data_create_from_pattern(h1); "
+           "pj_match(h1, %s, %u, %s, h2, NULL);",
+           pattern, options, subject, start, match_options);
+  return pj_stops(text);
+}
+
+static void test_pcre2_jit_known_variants(void **state) {
+  (void)state;
+  const char *inv = "PCRE2_MATCH_INVALID_UTF", *inv_ml = "PCRE2_CASELESS|PCRE2_MATCH_INVALID_UTF";
+  /* #224: \\W, \\D, \\S under MATCH_INVALID_UTF; substitutions too. */
+  assert_true(pj_match_stops("f\\\\W", inv, "x\"66c3a9\"", 0, "0"));
+  assert_true(pj_match_stops("(?:a)\\\\S+", inv_ml, "\"a b\"", 1, "M_NOTBOL"));
+  assert_true(pj_stops("h1 = pj_compile(\"\\\\D\", PCRE2_MATCH_INVALID_UTF, NULL, &_, &_); "
+                       "pj_substitute(h1, \"1\", 0, 0, NULL, \"\");"));
+  assert_false(pj_match_stops("f\\\\w", inv, "x\"66c3a9\"", 0, "0"));
+  assert_false(pj_match_stops("f\\\\W", "PCRE2_UTF", "x\"66c3a9\"", 0, "0"));
+  /* A continuation byte at the start offset (a NUL after it is any byte). */
+  assert_true(pj_match_stops("", inv, "x\"a9\"", 0, "0"));
+  assert_true(pj_match_stops("x?", inv_ml, "x\"61a90062\"", 1, "0"));
+  assert_true(pj_stops("h1 = pj_compile(\"\\\\K\", PCRE2_MATCH_INVALID_UTF, NULL, &_, &_); "
+                       "pj_substitute(h1, x\"7923bc\", 2, S_SUBSTITUTE_EXTENDED, NULL, \"u\");"));
+  assert_false(pj_match_stops("x?", inv, "x\"61a9\"", 0, "0"));     /* a character there */
+  assert_false(pj_match_stops("x?", inv, "x\"61a9\"", 2, "0"));     /* the end: no byte */
+  assert_false(pj_match_stops("x?", inv, "x\"61a9\"", 7, "0"));     /* past the end */
+  assert_false(pj_match_stops("", "PCRE2_UTF", "x\"a9\"", 0, "0")); /* a UTF error */
+  /* #238: a partial match on a subject that is not valid UTF-8. */
+  assert_true(pj_match_stops("(?=a)", inv, "x\"f8\"", 0, "M_PARTIAL_SOFT"));
+  assert_true(pj_match_stops(".a", inv_ml, "x\"62b1\"", 0, "M_NOTEOL|M_PARTIAL_HARD"));
+  assert_true(pj_match_stops("a", inv, "x\"00eda080\"", 0, "M_PARTIAL_HARD")); /* a surrogate */
+  assert_true(pj_match_stops("a", inv, "x\"c0af\"", 0, "M_PARTIAL_SOFT"));     /* overlong */
+  assert_true(pj_match_stops("a", inv, "x\"f4908080\"", 0, "M_PARTIAL_SOFT")); /* > U+10FFFF */
+  assert_true(pj_match_stops("a", inv, "x\"61e282\"", 0, "M_PARTIAL_SOFT"));   /* cut short */
+  assert_false(pj_match_stops("a", inv, "x\"00c3a9f09f9880ed9fbf\"", 0, "M_PARTIAL_SOFT"));
+  assert_false(pj_match_stops("a", inv, "x\"f8\"", 0, "0"));
+  assert_false(pj_match_stops("a", "PCRE2_UTF", "x\"f8\"", 0, "M_PARTIAL_SOFT"));
+  /* The newline overread: set in a context or by the pattern itself. */
+  assert_true(pj_stops("h1 = pj_compile_context_create(); pcre2_set_newline(h1, "
+                       "PCRE2_NEWLINE_ANYCRLF); h2 = pj_compile(\"^a\", "
+                       "PCRE2_MULTILINE|PCRE2_MATCH_INVALID_UTF, h1, &_, &_); "
+                       "h3 = pj_match_data_create(1); pj_match(h2, x\"f761\", 0, 0, h3, NULL);"));
+  assert_true(pj_match_stops("(*ANYCRLF)^$", "PCRE2_MULTILINE|PCRE2_MATCH_INVALID_UTF", "x\"f761\"",
+                             0, "0"));
+  assert_false(pj_match_stops("(*ANYCRLF)^$", "PCRE2_MATCH_INVALID_UTF", "x\"61\"", 0, "0"));
+  assert_false(
+      pj_match_stops("(*CR)^$", "PCRE2_MULTILINE|PCRE2_MATCH_INVALID_UTF", "x\"61\"", 0, "0"));
+  /* FIRSTLINE with an offset limit: matches and substitutions in a context
+   * whose limit was set; not without FIRSTLINE, nor with no limit set. */
+  assert_true(
+      pj_stops("h1 = pj_compile(\"(\\\\w)(\\\\d*)|\", PCRE2_FIRSTLINE|PCRE2_NO_START_OPTIMIZE|"
+               "PCRE2_USE_OFFSET_LIMIT, NULL, &_, &_); h2 = pj_match_context_create(); "
+               "pcre2_set_offset_limit(h2, 0); pj_substitute(h1, \"a1 b22\", 0, "
+               "S_SUBSTITUTE_GLOBAL, h2, \"<$2:$1>\");"));
+  assert_false(pj_stops("h1 = pj_compile(\"z\", PCRE2_USE_OFFSET_LIMIT, NULL, &_, &_); "
+                        "h2 = pj_match_context_create(); pcre2_set_offset_limit(h2, 1); "
+                        "h3 = pj_match_data_create(1); pj_match(h1, \"xyz\", 0, 0, h3, h2);"));
+  assert_false(pj_stops("h1 = pj_compile(\"z\", PCRE2_FIRSTLINE|PCRE2_USE_OFFSET_LIMIT, NULL, &_, "
+                        "&_); h2 = pj_match_context_create(); h3 = pj_match_data_create(1); "
+                        "pj_match(h1, \"xyz\", 0, 0, h3, h2);"));
+  /* DOLLAR_ENDONLY with a partial match option. */
+  assert_true(pj_match_stops("$1", "PCRE2_DOLLAR_ENDONLY|PCRE2_NEVER_UCP", "\"zzABC12\"", 0,
+                             "M_PARTIAL_HARD"));
+  assert_true(pj_match_stops("$a", "PCRE2_DOLLAR_ENDONLY", "\"\"", 0, "M_NOTEOL|M_PARTIAL_SOFT"));
+  assert_false(pj_match_stops("$1", "PCRE2_NEVER_UCP", "\"zzABC12\"", 0, "M_PARTIAL_HARD"));
+  assert_false(pj_match_stops("$1", "PCRE2_DOLLAR_ENDONLY", "\"zzABC12\"", 0, "M_NOTEOL"));
+  /* Any partial match of the empty subject; not of another. */
+  assert_true(pj_match_stops("\\\\b", "PCRE2_CASELESS", "\"\"", 0, "M_NOTBOL|M_PARTIAL_HARD"));
+  assert_true(pj_match_stops("(?:)", "0", "\"\"", 0, "M_PARTIAL_SOFT"));
+  assert_false(pj_match_stops("\\\\b", "PCRE2_CASELESS", "\"a\"", 0, "M_PARTIAL_HARD"));
+  /* FIRSTLINE under NEWLINE_CRLF (not LF), or with a partial option. */
+  assert_true(
+      pj_stops("h1 = pj_compile_context_create(); pcre2_set_newline(h1, PCRE2_NEWLINE_CRLF); "
+               "h2 = pj_compile(\"(?<=a)\", PCRE2_FIRSTLINE, h1, &_, &_); "
+               "h3 = pj_match_data_create(1); pj_match(h2, \"a\", 0, 0, h3, NULL);"));
+  assert_false(
+      pj_stops("h1 = pj_compile_context_create(); pcre2_set_newline(h1, PCRE2_NEWLINE_LF); "
+               "h2 = pj_compile(\"(?<=a)\", PCRE2_FIRSTLINE, h1, &_, &_); "
+               "h3 = pj_match_data_create(1); pj_match(h2, \"a\", 0, 0, h3, NULL);"));
+  assert_true(pj_match_stops("a", "PCRE2_FIRSTLINE", "x\"0d61\"", 0, "M_PARTIAL_HARD"));
+  assert_false(pj_match_stops("a", "PCRE2_FIRSTLINE", "x\"0d61\"", 0, "M_NOTBOL"));
+  /* The limit overread at the compile itself. */
+  assert_true(pj_stops("h1 = pj_compile(\"(*LIMIT_DEPTH=1\", PCRE2_UTF, NULL, &_, &_);"));
+}
+
+/* zlib-libdeflate's uncompress2 bug: one-shot zlib-format decompressions into
+ * no room, of bytes or of a buffer; not with room, a decompressor or another
+ * format. */
+static void test_zlib_libdeflate_destlen_0(void **state) {
+  (void)state;
+  assert_true(stops_at_last(ZD_API, ZD_KNOWN, "h1 = zd_zlib_decompress(NULL, x\"789c4b04\", 0);"));
+  assert_true(stops_at_last(ZD_API, ZD_KNOWN,
+                            "h1 = zd_compress(\"abc\", 9, ZD_ZLIB, 9, Z_RLE); "
+                            "h2 = zd_decompress_buf(NULL, h1, ZD_ZLIB, 0);"));
+  assert_false(stops_at_last(ZD_API, ZD_KNOWN, "h1 = zd_zlib_decompress(NULL, x\"789c\", 1);"));
+  assert_false(stops_at_last(ZD_API, ZD_KNOWN,
+                             "h1 = zd_dec_new(); h2 = zd_zlib_decompress(h1, x\"789c\", 0);"));
+  assert_false(stops_at_last(ZD_API, ZD_KNOWN,
+                             "h1 = zd_compress(\"abc\", 9, ZD_RAW, 9, Z_RLE); "
+                             "h2 = zd_decompress_buf(NULL, h1, ZD_RAW, 0);"));
+}
+
 /* cJSON's NaN cast (a NaN number item) as the bench's patterns state it:
  * any array with a NaN among other numbers, any object a NaN is added to;
  * not the arrays and numbers without one (an infinity is clamped). */
@@ -405,6 +520,11 @@ static void test_bad_rules_are_errors(void **state) {
                        "# match: 2.2 (unclosed\nh1 = kv_open(1, 0); kv_put(h1, \"\", \"\");\n",
                        "# match: 1.1 [0-9]\nh1 = kv_open(1, 0);\n",
                        "# match: 2.2\nh1 = kv_open(1, 0); kv_put(h1, \"\", \"\");\n",
+                       "# nomatch: 2.2\nh1 = kv_open(1, 0); kv_put(h1, \"\", \"\");\n",
+                       "# match: 2.2 a\\x00\nh1 = kv_open(1, 0); kv_put(h1, \"\", \"\");\n",
+                       "# match: 2.2@2.3 a\nh1 = kv_open(1, 0); kv_put(h1, \"\", \"\");\n",
+                       "# match: 2.2@1.1 a\nh1 = kv_open(1, 0); kv_put(h1, \"\", \"\");\n",
+                       "# match: 2.2@ a\nh1 = kv_open(1, 0); kv_put(h1, \"\", \"\");\n",
                        "# has: 1.1\nh1 = kv_open(1, 0);\n",
                        "# given: 2\nh1 = kv_open(1, 0); kv_count(h1);\n",
                        "# given: 0\nh1 = kv_open(1, 0); kv_count(h1);\n",
@@ -429,6 +549,8 @@ int main(void) {
                                      cmocka_unit_test(test_any_handle),
                                      cmocka_unit_test(test_pcre2_limit_variants),
                                      cmocka_unit_test(test_pcre2_newline_overread_variants),
+                                     cmocka_unit_test(test_pcre2_jit_known_variants),
+                                     cmocka_unit_test(test_zlib_libdeflate_destlen_0),
                                      cmocka_unit_test(test_cjson_nan_variants),
                                      cmocka_unit_test(test_cjson_sorted_then_changed),
                                      cmocka_unit_test(test_given_and_instead),

@@ -72,46 +72,19 @@ static inline size_t pj__esc(char *dst, const uint8_t *p, size_t n) {
 static inline uint32_t pj__options(const uint8_t *pat, size_t len, uint32_t opts) {
   static const char verb[] = "COMMIT";
   for (size_t i = 0; i + sizeof verb - 1 <= len; i++)
-    if (memcmp(pat + i, verb, sizeof verb - 1) == 0) {
-      opts |= PCRE2_NO_START_OPTIMIZE;
-      break;
-    }
-  /* Work-around of a known JIT bug of 10.42 (upstream issue #224, fixed
-   * upstream in April 2023, after 10.42; bugs/worked-around/
-   * jit-invalid-utf-negated-escape.seq): with
-   * PCRE2_MATCH_INVALID_UTF the JIT's \W, \D and \S (outside a class, no
-   * UCP) never match a multi-byte character. A pattern with one of them is
-   * compiled without MATCH_INVALID_UTF (still UTF) in both implementations,
-   * so invalid subjects give the same UTF error in both instead. */
-  if (opts & PCRE2_MATCH_INVALID_UTF)
-    for (size_t i = 0; i + 1 < len; i++)
-      if (pat[i] == '\\' && (pat[i + 1] == 'W' || pat[i + 1] == 'D' || pat[i + 1] == 'S'))
-        return (opts & ~(uint32_t)PCRE2_MATCH_INVALID_UTF) | PCRE2_UTF;
+    if (memcmp(pat + i, verb, sizeof verb - 1) == 0) return opts | PCRE2_NO_START_OPTIMIZE;
   return opts;
 }
 
 /* First implementation: pcre2_compile only (pcre2_match then always runs the
- * interpreter). */
-/* The pattern is passed with its length, as seeds/pcre2 does, but from a
- * copy with a NUL after it: 10.42 reads one byte past a pattern that ends
- * inside "(*LIMIT_MATCH=" and the like (seeds/pcre2/bugs/
- * limit-match-overread.seq, found again here); the NUL hides that known bug
- * (the byte read is then not a digit or ')', as at the end of a
- * zero-terminated pattern), so this target's campaigns go on to JIT and
- * interpreter differences. */
+ * interpreter). The pattern is passed with its length, as seeds/pcre2 does (10.42 reads
+ * one byte past a pattern that ends inside "(*LIMIT_MATCH=" and the like:
+ * seeds/pcre2/bugs/limit-match-overread.seq, set aside in campaigns by
+ * bench/known-patterns/pcre2-jit). */
 static inline pcre2_code *pj_compile(const uint8_t *pat, size_t len, uint32_t opts,
                                      pcre2_compile_context *cc, int *err, size_t *erroff) {
   PCRE2_SIZE off = 0;
-  uint8_t *copy = malloc(len + 1);
-  pcre2_code *c;
-  if (!copy) {
-    *err = PCRE2_ERROR_NOMEMORY, *erroff = 0;
-    return NULL;
-  }
-  if (len) memcpy(copy, pat, len);
-  copy[len] = 0;
-  c = pcre2_compile(copy, len, pj__options(pat, len, opts), err, &off, cc);
-  free(copy);
+  pcre2_code *c = pcre2_compile(pat, len, pj__options(pat, len, opts), err, &off, cc);
   *erroff = off;
   return c;
 }
@@ -258,88 +231,11 @@ static inline int pj__is_limit(int rc) {
          rc == PCRE2_ERROR_NOMEMORY;
 }
 
-/* Work-around of a real divergence (bugs/worked-around/
- * invalid-utf-leading-continuation.seq): with PCRE2_MATCH_INVALID_UTF, a
- * start offset at a UTF-8 continuation byte is skipped by the interpreter,
- * as pcre2unicode documents ("that sequence is skipped, and the match starts
- * at the next valid UTF character"), but not by the JIT. Both
- * implementations skip such bytes before calling the library, which leaves
- * the interpreter's result unchanged and keeps the campaign from stopping on
- * this one bug. */
-static inline size_t pj__start(const pcre2_code *c, const uint8_t *subj, size_t len, size_t start) {
-  uint32_t all = 0;
-  pcre2_pattern_info(c, PCRE2_INFO_ALLOPTIONS, &all);
-  if (all & PCRE2_MATCH_INVALID_UTF)
-    while (start < len && (subj[start] & 0xc0) == 0x80)
-      start++;
-  return start;
-}
-
-/* Work-around of a real bug (bugs/worked-around/invalid-utf-newline-overread.seq):
- * with PCRE2_MATCH_INVALID_UTF the interpreter's check for a preceding
- * newline (multiline ^ with NEWLINE_ANY/ANYCRLF) steps back over
- * continuation bytes and decodes the character there as if it were valid:
- * it reads before a subject that starts with continuation bytes, and up to 5
- * bytes past the end of one that ends in a truncated sequence. For exactly
- * those subjects (MATCH_INVALID_UTF, and a continuation byte first or a lead
- * byte near the end that announces more bytes than remain) both
- * implementations pass a copy with 8 zero bytes before and after it (same
- * length), so the campaign goes on; every other subject is passed in its
- * exact-size block, where ASan sees any overread. *copy is what to free. */
-static inline const uint8_t *pj__subject(const pcre2_code *c, const uint8_t *subj, size_t len,
-                                         uint8_t **copy) {
-  uint32_t all = 0;
-  int risky;
-  *copy = NULL;
-  pcre2_pattern_info(c, PCRE2_INFO_ALLOPTIONS, &all);
-  if (!(all & PCRE2_MATCH_INVALID_UTF) || len == 0) return subj;
-  risky = (subj[0] & 0xc0) == 0x80;
-  for (size_t i = len > 6 ? len - 6 : 0; i < len && !risky; i++) {
-    uint8_t b = subj[i];
-    size_t more = b < 0xc0 ? 0 : b < 0xe0 ? 1 : b < 0xf0 ? 2 : b < 0xf8 ? 3 : b < 0xfc ? 4 : 5;
-    risky = more && i + more >= len;
-  }
-  if (!risky || !(*copy = calloc(len + 16, 1))) return subj;
-  memcpy(*copy + 8, subj, len);
-  return *copy + 8;
-}
-
-/* Work-around of a known divergence of 10.42 (upstream pull request #238,
- * "no partial match if trailing data is invalid utf", after 10.42;
- * bugs/worked-around/invalid-utf-partial.seq): with PCRE2_MATCH_INVALID_UTF
- * and a subject that is not valid UTF-8, the interpreter and the JIT put
- * partial matches in different places (".a" on "b\xb1" with PARTIAL_HARD: a
- * partial match 0-1 against no match). For such matches both
- * implementations leave out the partial options. Validity is asked of the
- * library itself: a match of the empty UTF pattern reports a UTF error. */
-static inline uint32_t pj__match_options(const pcre2_code *c, const uint8_t *subj, size_t len,
-                                         uint32_t opts) {
-  static pcre2_code *empty;
-  static pcre2_match_data *md;
-  uint32_t all = 0;
-  int e;
-  PCRE2_SIZE o;
-  if (!(opts & (PCRE2_PARTIAL_SOFT | PCRE2_PARTIAL_HARD))) return opts;
-  pcre2_pattern_info(c, PCRE2_INFO_ALLOPTIONS, &all);
-  if (!(all & PCRE2_MATCH_INVALID_UTF)) return opts;
-  if (!empty) empty = pcre2_compile((PCRE2_SPTR) "", 0, PCRE2_UTF, &e, &o, NULL);
-  if (!md) md = pcre2_match_data_create(1, NULL);
-  if (!empty || !md || pcre2_match(empty, subj, len, 0, 0, md, NULL) >= 0) return opts;
-  return opts & ~(uint32_t)(PCRE2_PARTIAL_SOFT | PCRE2_PARTIAL_HARD);
-}
-
 /* First implementation: pcre2_match on a pattern without JIT data, so the
  * interpreter. */
 static inline int pj_match(const pcre2_code *c, const uint8_t *subj, size_t len, size_t start,
                            uint32_t opts, struct pj_md *m, pcre2_match_context *mc) {
-  uint8_t *copy;
-  int rc;
-  start = pj__start(c, subj, len, start);
-  opts = pj__match_options(c, subj, len, opts);
-  subj = pj__subject(c, subj, len, &copy);
-  rc = pcre2_match(c, subj, len, start, opts, m->md, mc);
-  free(copy);
-  return pj__snap(m, c, rc);
+  return pj__snap(m, c, pcre2_match(c, subj, len, start, opts, m->md, mc));
 }
 
 /* Second implementation: pcre2_match on the JIT-compiled pattern (the JIT
@@ -357,11 +253,7 @@ static inline int pj_match(const pcre2_code *c, const uint8_t *subj, size_t len,
  * block's earlier matches (the JIT does not use that vector). */
 static inline int pj_match_jit(const pcre2_code *c, const uint8_t *subj, size_t len, size_t start,
                                uint32_t opts, struct pj_md *m, pcre2_match_context *mc) {
-  uint8_t *copy;
   int ri, rj;
-  start = pj__start(c, subj, len, start);
-  opts = pj__match_options(c, subj, len, opts);
-  subj = pj__subject(c, subj, len, &copy);
   ri = pcre2_match(c, subj, len, start, opts | PCRE2_NO_JIT, m->md, mc);
   if (pj__is_limit(ri)) {
     rj = ri;
@@ -370,7 +262,6 @@ static inline int pj_match_jit(const pcre2_code *c, const uint8_t *subj, size_t 
     if (pj__is_limit(rj)) /* the JIT ran out: the interpreter's answer */
       rj = pcre2_match(c, subj, len, start, opts | PCRE2_NO_JIT, m->md, mc);
   }
-  free(copy);
   return pj__snap(m, c, rj);
 }
 
@@ -384,14 +275,10 @@ static inline char *pj__substitute(const pcre2_code *c, const uint8_t *subj, siz
   enum { CAP = 4096 };
   PCRE2_UCHAR *out = malloc(CAP);
   PCRE2_SIZE outlen = CAP;
-  uint8_t *copy;
   char *s;
   int rc;
   if (!out) return NULL;
-  start = pj__start(c, subj, len, start);
-  subj = pj__subject(c, subj, len, &copy);
   rc = pcre2_substitute(c, subj, len, start, opts, NULL, mc, repl, rlen, out, &outlen);
-  free(copy);
   *rc_out = rc;
   s = malloc(64 + 4 * CAP);
   if (s) {
