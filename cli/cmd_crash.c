@@ -55,17 +55,36 @@ static uint32_t load_corpus(const sf_api *api, const char *dir, sf_seq **out) {
   return n;
 }
 
+/* --known DIR's patterns into *out (NULL without the option). -1 with a
+ * message when DIR cannot be read; a pattern that does not parse is told
+ * and skipped, as the fuzzer does. */
+static int load_known_option(const sf_api *api, const char *dir, sf_known **out) {
+  *out = NULL;
+  if (!dir) return 0;
+  char err[2048] = "";
+  *out = sf_known_load(api, dir, err, sizeof err);
+  if (!*out) return cli_error("--known %s: %s", dir, err);
+  if (err[0]) fprintf(stderr, "seqfuzz: --known: %s (the file is skipped)\n", err);
+  return 0;
+}
+
 int cmd_min(int argc, char **argv) {
   const char *pos[3];
   const char *target = cli_option(argc, argv, "--target", "-t");
   const char *out_path = cli_option(argc, argv, "--output", "-o");
   const char *corpus_dir = cli_option(argc, argv, "--corpus", NULL);
+  const char *known_dir = cli_option(argc, argv, "--known", NULL);
   const char *secs = cli_option(argc, argv, "--max-seconds", NULL);
   const char *timeout = cli_option(argc, argv, "--timeout", NULL);
   if (cli_positionals(argc, argv, pos, 3) != 2) return cli_usage_error(argv[0], NULL);
   if (!target) return cli_usage_error(argv[0], "--target FUZZER is required");
   sf_api *api = cli_load_api(pos[0]);
   if (!api) return 1;
+  sf_known *known;
+  if (load_known_option(api, known_dir, &known)) {
+    sf_api_free(api);
+    return 1;
+  }
   sf_seq in, out;
   sf_seq_init(&in, api);
   sf_seq_init(&out, api);
@@ -78,6 +97,7 @@ int cmd_min(int argc, char **argv) {
                           .max_seconds = secs ? atof(secs) : 60,
                           .corpus = corpus,
                           .ncorpus = ncorpus,
+                          .known = known,
                           .progress = print_progress};
     sf_min_result res;
     if (sf_minimize(api, &in, &opt, &out, &res) != 0) {
@@ -103,6 +123,9 @@ int cmd_min(int argc, char **argv) {
                 "written to %s\n",
                 sig, res.calls_before, res.calls_after, enc_in.len, enc_out.len, res.runs,
                 res.seconds, out_path);
+        if (res.known_refused)
+          fprintf(stderr, "seqfuzz min: %u smaller input(s) refused: they complete a known bug\n",
+                  res.known_refused);
         rc = 0;
       }
       sf_buf_free(&enc_in);
@@ -113,6 +136,7 @@ int cmd_min(int argc, char **argv) {
   for (uint32_t i = 0; i < ncorpus; i++)
     sf_seq_free(&corpus[i]);
   free(corpus);
+  sf_known_free(known);
   sf_seq_free(&in);
   sf_seq_free(&out);
   sf_api_free(api);
@@ -216,6 +240,7 @@ int cmd_triage(int argc, char **argv) {
   const char *out_dir = cli_option(argc, argv, "--output", "-o");
   const char *secs = cli_option(argc, argv, "--max-seconds", NULL);
   const char *timeout_opt = cli_option(argc, argv, "--timeout", NULL);
+  const char *known_dir = cli_option(argc, argv, "--known", NULL);
   if (cli_positionals(argc, argv, pos, 3) != 2) return cli_usage_error(argv[0], NULL);
   if (!target) return cli_usage_error(argv[0], "--target FUZZER is required");
   unsigned timeout = timeout_opt ? (unsigned)atoi(timeout_opt) : 10;
@@ -223,14 +248,21 @@ int cmd_triage(int argc, char **argv) {
   if (out_dir && cli_make_dirs(out_dir)) return 1;
   sf_api *api = cli_load_api(pos[0]);
   if (!api) return 1;
+  sf_known *known;
+  if (load_known_option(api, known_dir, &known)) {
+    sf_api_free(api);
+    return 1;
+  }
   DIR *d = opendir(pos[1]);
   if (!d) {
+    sf_known_free(known);
     sf_api_free(api);
     return cli_error("%s: cannot open directory", pos[1]);
   }
   sf_runner *runner = sf_runner_new(target, timeout);
   if (!runner) {
     closedir(d);
+    sf_known_free(known);
     sf_api_free(api);
     return cli_error("out of memory");
   }
@@ -251,6 +283,7 @@ int cmd_triage(int argc, char **argv) {
       closedir(d);
       free(groups);
       sf_runner_free(runner);
+      sf_known_free(known);
       sf_api_free(api);
       return cli_error("cannot run %s", target);
     }
@@ -297,6 +330,7 @@ int cmd_triage(int argc, char **argv) {
       sf_min_options opt = {.target = target,
                             .timeout = timeout,
                             .runner = runner,
+                            .known = known,
                             .max_seconds = secs ? atof(secs) : 30};
       sf_min_result res;
       if (sf_minimize(api, &in, &opt, &cg->best, &res) != 0) sf_seq_copy(&cg->best, &in);
@@ -423,6 +457,7 @@ int cmd_triage(int argc, char **argv) {
   }
   free(groups);
   sf_runner_free(runner);
+  sf_known_free(known);
   sf_api_free(api);
   return rc;
 }

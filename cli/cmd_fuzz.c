@@ -705,8 +705,9 @@ static int finish(campaign *c, sf_buf *summary) {
       rc = -1;
     } else {
       self[n] = 0;
-      char *argv[] = {self,         "triage", (char *)c->api, c->crashes, "--target",
-                      c->lf_fuzzer, "-o",     c->findings,    NULL};
+      /* --known: a new bug's minimization must not slide onto a known one. */
+      char *argv[] = {self, "triage",    (char *)c->api, c->crashes, "--target", c->lf_fuzzer,
+                      "-o", c->findings, "--known",      c->known,   NULL};
       unlink(log);
       fz_spawn_opts o = {.out = log, .err = log, .pgid = -1};
       int t = fz_run(argv, &o, NULL);

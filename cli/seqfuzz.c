@@ -31,6 +31,11 @@ typedef struct cli_command {
   { "--target", "-t", "FUZZER", "a seqfuzz fuzzer of the API (runs the input)" }
 #define OPT_TIMEOUT                                                                                \
   { "--timeout", NULL, "S", "seconds a run may take (10)" }
+#define OPT_KNOWN                                                                                  \
+  {                                                                                                \
+    "--known", NULL, "DIR",                                                                        \
+        "known bugs' patterns (SEQFUZZ_KNOWN's): no smaller input may complete one"                \
+  }
 
 static const cli_command commands[] = {
     {.name = "check", .fn = cmd_check, .usage = "API", .help = "validate an API description"},
@@ -75,11 +80,13 @@ static const cli_command commands[] = {
               {"--seed", NULL, "S", "random seed (1)"}}},
     {.name = "min",
      .fn = cmd_min,
-     .usage = "API INPUT --target FUZZER [-o OUT] [--corpus DIR] [--max-seconds S] [--timeout S]",
+     .usage = "API INPUT --target FUZZER [-o OUT] [--corpus DIR] [--known DIR] [--max-seconds S] "
+              "[--timeout S]",
      .help = "minimize a crashing input, keeping its crash signature",
      .opts = {OPT_TARGET,
               {"--output", "-o", "OUT", "the minimized input (INPUT.min)"},
               {"--corpus", NULL, "DIR", "inputs whose calls may replace calls of INPUT"},
+              OPT_KNOWN,
               {"--max-seconds", NULL, "S", "time budget (60)"},
               OPT_TIMEOUT}},
     {.name = "repro",
@@ -89,10 +96,11 @@ static const cli_command commands[] = {
      .opts = {{"--output", "-o", "FILE.c", "where the program goes (standard output)"}}},
     {.name = "triage",
      .fn = cmd_triage,
-     .usage = "API DIR --target FUZZER [-o OUT_DIR] [--max-seconds S] [--timeout S]",
+     .usage = "API DIR --target FUZZER [-o OUT_DIR] [--known DIR] [--max-seconds S] [--timeout S]",
      .help = "group crashing inputs by signature; minimize, classify bug or misuse",
      .opts = {OPT_TARGET,
               {"--output", "-o", "OUT_DIR", "where each group's files go (made with its parents)"},
+              OPT_KNOWN,
               {"--max-seconds", NULL, "S", "minimization time budget per group (30)"},
               OPT_TIMEOUT}},
     {.name = "known",

@@ -22,7 +22,7 @@ for f in "$crashes"/*; do
   cp -- "$f" "$batch/"
 done
 [ -n "$(ls -A "$batch")" ] || exit 0
-"$sf" triage "$api" "$batch" --target "$fuzzer" -o "$batch/t" --max-seconds 10 >>"$work/triage.log" 2>&1
+"$sf" triage "$api" "$batch" --target "$fuzzer" -o "$batch/t" --known "$known" --max-seconds 10 >>"$work/triage.log" 2>&1
 for in in "$batch"/t/*.input; do
   [ -f "$in" ] || continue
   tmp=$work/pattern.seq

@@ -25,6 +25,7 @@ typedef struct minimizer {
   bool out_of_budget;
   sf_runner *runner;
   sf_hashset *probed; /* materialization probes already run */
+  bool avoid_known;   /* opt->known, and the input completes none of them */
 } minimizer;
 
 static double elapsed(const minimizer *z) {
@@ -51,8 +52,20 @@ static bool budget_left(minimizer *z) {
   return !z->out_of_budget;
 }
 
-/* Does s crash the same way? */
+/* Would running s complete a known bug (the executor would stop it)? */
+static bool completes_known(const sf_known *k, const sf_seq *s) {
+  sf_known_begin_run(k);
+  for (uint32_t ci = 0; ci < s->ncalls; ci++)
+    if (sf_known_stops(k, s, ci)) return true;
+  return false;
+}
+
+/* Does s crash the same way (and not as a known bug)? */
 static bool same_crash(minimizer *z, sf_seq *s) {
+  if (z->avoid_known && completes_known(z->opt->known, s)) {
+    z->res->known_refused++;
+    return false;
+  }
   if (!budget_left(z)) return false;
   s->observed = z->cur.observed; /* candidates run as the input does */
   sf_buf_reset(&z->enc);
@@ -773,6 +786,13 @@ int sf_minimize(const sf_api *api, const sf_seq *in, const sf_min_options *opt, 
   sf_signature_format(&res->sig, sig, sizeof sig);
   progress(&z, "crash: %s (%u calls); candidates run in %s", sig, z.cur.ncalls,
            sf_runner_mode(z.runner));
+  if (opt->known && sf_known_count(opt->known)) {
+    z.avoid_known = !completes_known(opt->known, &z.cur);
+    progress(&z,
+             z.avoid_known ? "no candidate may complete one of %u known bugs"
+                           : "the input completes one of the %u known bugs: none avoided",
+             sf_known_count(opt->known));
+  }
   build_replacements(&z);
   if (!(z.probed = sf_hashset_new(1024))) goto done;
   pass_prefix(&z);

@@ -18,13 +18,18 @@
  *  5. merge handle arguments where an earlier value can serve;
  *  6. shrink primitives toward 0 and small values (flags: each set one cleared
  *     alone), strings and buffers toward shorter and simpler bytes.
- * The result is never a non-crashing input: it is the input itself at worst. */
+ * The result is never a non-crashing input: it is the input itself at worst.
+ * Given known bugs (harness/known.h), no candidate that completes one is
+ * taken, unless the input itself does: a crash is minimized by its
+ * signature, and a new bug must not slide onto a known one that crashes
+ * the same way (two pcre2 divergences "in pj_match [result]"). */
 #ifndef SF_MINIMIZE_H
 #define SF_MINIMIZE_H
 
 #include <stdint.h>
 
 #include "../grammar/api.h"
+#include "../harness/known.h"
 #include "../sequence/seq.h"
 #include "crash.h"
 
@@ -36,6 +41,7 @@ typedef struct sf_min_options {
   uint32_t max_runs;    /* total budget (0: 5000) */
   const sf_seq *corpus; /* replacement set (may be NULL) */
   uint32_t ncorpus;
+  const sf_known *known; /* bugs no candidate may complete (may be NULL) */
   /* Progress lines ("removal: 12 -> 9 calls"), may be NULL. */
   void (*progress)(void *ctx, const char *line);
   void *ctx;
@@ -46,6 +52,7 @@ typedef struct sf_min_result {
   uint32_t runs;
   double seconds;
   uint32_t calls_before, calls_after;
+  uint32_t known_refused; /* candidates refused as completing a known bug */
 } sf_min_result;
 
 /* 0: out holds the minimized sequence (initialized by the caller). -1: the

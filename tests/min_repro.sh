@@ -108,6 +108,32 @@ printf 'fail_on_option(FAIL_OPT_A|FAIL_OPT_B|FAIL_OPT_C|FAIL_OPT_D|FAIL_OPT_E|FA
 [ "$(cat "$work/flags.txt")" = "fail_on_option(FAIL_OPT_F);" ] ||
   { echo "FAIL: flags not shrunk to the one that fails:"; cat "$work/flags.txt"; exit 1; }
 echo "flags: $(cat "$work/flags.txt")"
+# Known bugs: minimized by its signature alone, fail_abort(1000) slides onto
+# fail_abort(0); with that one known, no candidate may complete it (min and
+# triage), so the result stays a bug of its own.
+mkdir -p "$work/known" "$work/abort-crashes"
+printf 'fail_abort(0);\n' >"$work/known/zero.seq"
+printf 'fail_abort(1000);\n' >"$work/abort.seq"
+"$sf" encode "$capi" "$work/abort.seq" -o "$work/abort"
+cp "$work/abort" "$work/abort-crashes/crash-1"
+"$sf" min "$capi" "$work/abort" --target "$build/tests/crashlib_fuzzer" -o "$work/abort.min" \
+  >"$work/abort.txt" 2>"$work/abort.log" || { echo "FAIL: abort case"; cat "$work/abort.log"; exit 1; }
+[ "$(cat "$work/abort.txt")" = "fail_abort(0);" ] ||
+  { echo "FAIL: without --known, expected fail_abort(0):"; cat "$work/abort.txt"; exit 1; }
+"$sf" min "$capi" "$work/abort" --target "$build/tests/crashlib_fuzzer" -o "$work/abort.kmin" \
+  --known "$work/known" >"$work/abort-k.txt" 2>"$work/abort-k.log" ||
+  { echo "FAIL: abort case with --known"; cat "$work/abort-k.log"; exit 1; }
+[ "$(cat "$work/abort-k.txt")" = "fail_abort(1);" ] ||
+  { echo "FAIL: with --known, expected fail_abort(1):"; cat "$work/abort-k.txt"; exit 1; }
+grep -q "refused: they complete a known bug" "$work/abort-k.log" || { echo "FAIL: no refusal told"; exit 1; }
+"$sf" triage "$capi" "$work/abort-crashes" --target "$build/tests/crashlib_fuzzer" -o "$work/abort-t" \
+  --known "$work/known" >"$work/abort-t.txt" 2>&1 || { echo "FAIL: triage --known"; cat "$work/abort-t.txt"; exit 1; }
+grep -rqx 'fail_abort(1);' "$work/abort-t" || { echo "FAIL: triage slid onto the known bug"; ls "$work/abort-t"; exit 1; }
+if "$sf" min "$capi" "$work/abort" --target "$build/tests/crashlib_fuzzer" --known "$work/none" 2>"$work/err"; then
+  echo "FAIL: min accepted a --known directory that does not exist"; exit 1
+fi
+grep -q -- "--known $work/none" "$work/err" || { echo "FAIL: no clear --known error"; cat "$work/err"; exit 1; }
+echo "known: fail_abort(1000) -> $(cat "$work/abort.txt") alone, $(cat "$work/abort-k.txt") with it known"
 # A non-crashing input is refused, not "minimized".
 "$sf" encode "$api" "$src/seeds/demo/seeds/basic.seq" -o "$work/ok"
 if "$sf" min "$api" "$work/ok" --target "$build/kvstore_fuzzer" >/dev/null 2>"$work/err"; then
