@@ -210,6 +210,26 @@ grep -q '^COVERED_FUNC:.* da_del ' "$work/divergence_off.log" || fail "divergenc
 grep -q '^COVERED_FUNC:.* db_' "$work/divergence_off.log" && fail "divergence_off: db_* ran"
 replays_clean difflib_fuzzer "$found" SEQFUZZ_DIFF=0
 replays_clean difflib_fuzzer "$minimized" SEQFUZZ_DIFF=0
+#    The campaign's learner, given the divergence twice: its signature names
+#    a function, not a bug, so the second time it is not set aside by its
+#    signature (that would hide every later divergence in da_min), and a
+#    pattern of calls sets both inputs aside.
+lk=$work/learn-diff
+mkdir -p "$lk/crashes" "$lk/known"
+learn_diff() {
+  bash "$src/scripts/learn-known.sh" "$sf" "$tests/difflib.api" "$bin/difflib_fuzzer" \
+    "$lk/crashes" "$lk/known" "$lk/work"
+}
+cp "$found" "$lk/crashes/first"
+learn_diff
+cp "$minimized" "$lk/crashes/second"
+learn_diff
+[ -n "$(ls "$lk/known")" ] || fail "learner: no pattern for the divergence"
+grep -q '^# signature:' "$lk/known"/*.seq &&
+  { cat "$lk/known"/*.seq; fail "learner: a divergence set aside by its signature"; }
+replays_clean difflib_fuzzer "$found" SEQFUZZ_KNOWN="$lk/known"
+replays_clean difflib_fuzzer "$minimized" SEQFUZZ_KNOWN="$lk/known"
+echo "divergence learnt twice: $(ls "$lk/known" | wc -l) pattern(s) of calls, none by signature"
 
 # 6. Two implementations that agree (difflib_agree.api): the same texts
 #    rejected by the error convention, the same answers otherwise: no
