@@ -369,6 +369,8 @@ static void test_pcre2_jit_known_variants(void **state) {
       pj_stops("h1 = pj_compile_context_create(); pcre2_set_newline(h1, PCRE2_NEWLINE_LF); "
                "h2 = pj_compile(\"(?<=a)\", PCRE2_FIRSTLINE, h1, &_, &_); "
                "h3 = pj_match_data_create(1); pj_match(h2, \"a\", 0, 0, h3, NULL);"));
+  assert_true(pj_match_stops("(*CRLF)(?<=a)", "PCRE2_FIRSTLINE", "\"a\"", 0, "0"));
+  assert_false(pj_match_stops("(*LF)$", "PCRE2_FIRSTLINE", "\"a\"", 0, "0"));
   assert_true(pj_match_stops("a", "PCRE2_FIRSTLINE", "x\"0d61\"", 0, "M_PARTIAL_HARD"));
   assert_false(pj_match_stops("a", "PCRE2_FIRSTLINE", "x\"0d61\"", 0, "M_NOTBOL"));
   /* The limit overread at the compile itself. */
