@@ -766,15 +766,13 @@ static void undo(sf_known *k, uint32_t *ntrail, uint32_t to) {
   }
 }
 
-/* Run call i is alternative fi of pattern call j (`# instead:`, `# last:`):
- * the handles call j takes, in order, map (by root) onto those run call i
- * takes, in order, whatever their types; its other arguments are any. */
 static bool is_in_handle(const sf_param *p) {
   return p->kind == SF_HANDLE && !(p->flags & SF_P_OUT);
 }
 
-/* Run call i (of fi) standing in for pattern call j: its handles, in order,
- * take the pattern call's that matter. A handle of the pattern that does
+/* Run call i (of fi) standing in for pattern call j (`# instead:`, `# last:`;
+ * its other arguments are any): its handles, in order, map (by root) onto
+ * the pattern call's that matter. A handle of the pattern that does
  * not matter (`# any:`, NULL) takes the run's next one only when that has
  * its type (the run's function takes it too); one that matters takes the
  * run's next handle of its type, else (types apart) the next one. */
@@ -898,5 +896,12 @@ bool sf_known_stops(const sf_known *kc, const sf_seq *s, uint32_t ci) {
       if (match_from(k, p, 0, 0, ci, &ntrail)) return true;
     }
   }
+  return false;
+}
+
+bool sf_known_completes(const sf_known *k, const sf_seq *s) {
+  sf_known_begin_run(k);
+  for (uint32_t ci = 0; ci < s->ncalls; ci++)
+    if (sf_known_stops(k, s, ci)) return true;
   return false;
 }

@@ -52,17 +52,9 @@ static bool budget_left(minimizer *z) {
   return !z->out_of_budget;
 }
 
-/* Would running s complete a known bug (the executor would stop it)? */
-static bool completes_known(const sf_known *k, const sf_seq *s) {
-  sf_known_begin_run(k);
-  for (uint32_t ci = 0; ci < s->ncalls; ci++)
-    if (sf_known_stops(k, s, ci)) return true;
-  return false;
-}
-
 /* Does s crash the same way (and not as a known bug)? */
 static bool same_crash(minimizer *z, sf_seq *s) {
-  if (z->avoid_known && completes_known(z->opt->known, s)) {
+  if (z->avoid_known && sf_known_completes(z->opt->known, s)) {
     z->res->known_refused++;
     return false;
   }
@@ -787,7 +779,7 @@ int sf_minimize(const sf_api *api, const sf_seq *in, const sf_min_options *opt, 
   progress(&z, "crash: %s (%u calls); candidates run in %s", sig, z.cur.ncalls,
            sf_runner_mode(z.runner));
   if (opt->known && sf_known_count(opt->known)) {
-    z.avoid_known = !completes_known(opt->known, &z.cur);
+    z.avoid_known = !sf_known_completes(opt->known, &z.cur);
     progress(&z,
              z.avoid_known ? "no candidate may complete one of %u known bugs"
                            : "the input completes one of the %u known bugs: none avoided",
