@@ -121,7 +121,9 @@ for lib in "${libs[@]}"; do
     BEGIN { while ((getline l < map) > 0) { split(l, a, " "); cat[a[1]] = a[2] }
             while ((getline l < servers) > 0) server[l] = 1 }
     function classify(sym, dso) {
-      if (dso ~ /libffi/) return "libffi";
+      # libffi: its shared library, or its static archive (no source files):
+      # ffi_call and the argument classification it calls.
+      if (dso ~ /libffi/ || sym ~ /^(ffi_|examine_argument$|classify_argument$)/) return "libffi";
       if (dso ~ /libz3/) return "seqfuzz/solver";
       # The engine: its own code, and the coverage and comparison callbacks
       # (libFuzzer defines them; nm gives them no source file).

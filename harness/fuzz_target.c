@@ -437,7 +437,8 @@ static void print_stats(FILE *out) {
   fprintf(out,
           "seqfuzz: execs %llu (illegal %.1f%%, foreign %.1f%%) | mutations %llu: pruned illegal "
           "%.1f%%, equivalent %.1f%% | pool %llu, states %llu, probes %llu (checked %llu), "
-          "answer trials %llu, option trials %llu, edges %u | mean length %.1f (cap %u)\n",
+          "answer trials %llu, option trials %llu, edges %u | mean length %.1f (cap %u) | inputs "
+          "decoded %llu of %llu\n",
           (unsigned long long)G.execs, 100.0 * (double)G.illegal / (double)(G.execs ? G.execs : 1),
           100.0 * (double)G.foreign / (double)(G.execs ? G.execs : 1),
           (unsigned long long)s.mutations, 100.0 * (double)s.pruned_illegal / cand,
@@ -445,7 +446,8 @@ static void print_stats(FILE *out) {
           (unsigned long long)s.states_seen, (unsigned long long)s.probes,
           (unsigned long long)G.checked, (unsigned long long)s.answer_trials,
           (unsigned long long)s.option_trials, sf_edges_seen(),
-          s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0, s.length_cap);
+          s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0, s.length_cap,
+          (unsigned long long)(s.loads - s.loads_cached), (unsigned long long)s.loads);
   /* Which mutations made corpus entries that reached new code (the
    * schedule favours them). */
   static const char *const names[SF_MUT_COUNT] = {

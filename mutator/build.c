@@ -120,7 +120,7 @@ int sf_mut_copy_calls(sf_mutator *m, sf_seq *dst, const sf_seq *src, uint32_t fr
 static bool splice_provider(sf_mutator *m, sf_seq *s, uint32_t htype) {
   for (int tries = 0; tries < 4; tries++) {
     const sf_pool_entry *e = sf_pool_pick(m->pool, sf_rng_next(&m->rng));
-    if (!e || sf_seq_decode(&m->other, m->api, e->data, e->size) != SF_DECODE_OK) return false;
+    if (!e || sf_mut_decode(m, &m->other, e->data, e->size) != SF_DECODE_OK) return false;
     uint32_t ext = sf_pool_extendable(e);
     uint32_t upto = ext < m->other.ncalls ? ext : m->other.ncalls;
     if (upto == 0 || s->ncalls + upto > m->len_cap) continue;
@@ -277,20 +277,90 @@ void sf_mut_begin_next(sf_mutator *m) {
 
 #define FOREIGN_CALLS 4
 
-int sf_mutator_interpret(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size) {
+/* Inputs interpreted before, kept by their hash: the engine draws its corpus
+ * entries again and again (libFuzzer by weight, a crossover's second input
+ * among them), and decoding one (its lifetimes simulated, its handles
+ * chosen among the live values) cost as much as the mutation made of it: on
+ * cJSON the mutator's decodes were a quarter of its time. A slot holds the
+ * last input whose hash maps to it; the sequences are bounded by the
+ * mutator's inputs, so the whole is a few MiB. */
+#define LOADED_SLOTS 4096
+
+typedef struct loaded_slot {
+  uint64_t hash;
+  size_t size;
+  bool used;
+  bool generated; /* not a seqfuzz input: the sequence sf_mutator_interpret made of it */
+  sf_seq seq;
+} loaded_slot;
+
+typedef struct sf_loaded {
+  loaded_slot slot[LOADED_SLOTS];
+} sf_loaded;
+
+void sf_mut_loaded_free(sf_mutator *m) {
+  if (!m->loaded) return;
+  for (size_t i = 0; i < LOADED_SLOTS; i++)
+    sf_seq_free(&m->loaded->slot[i].seq);
+  free(m->loaded);
+  m->loaded = NULL;
+}
+
+/* The slot of an input (NULL: no cache), and whether it holds it. */
+static loaded_slot *loaded_slot_of(sf_mutator *m, uint64_t h, size_t size, bool *holds) {
+  if (!m->loaded) m->loaded = calloc(1, sizeof *m->loaded); /* NULL: decode every time */
+  m->stats.loads++;
+  loaded_slot *slot = m->loaded ? &m->loaded->slot[h % LOADED_SLOTS] : NULL;
+  *holds = slot && slot->used && slot->hash == h && slot->size == size;
+  return slot;
+}
+
+static void loaded_keep(loaded_slot *slot, uint64_t h, size_t size, const sf_seq *s,
+                        bool generated) {
+  if (!slot) return;
+  slot->used = sf_seq_copy(&slot->seq, s) == 0;
+  slot->hash = h;
+  slot->size = size;
+  slot->generated = generated;
+}
+
+sf_decode_status sf_mut_decode(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size) {
+  uint64_t h = sf_feedback_input_hash(data, size);
+  bool holds;
+  loaded_slot *slot = loaded_slot_of(m, h, size, &holds);
+  if (holds && !slot->generated && sf_seq_copy(s, &slot->seq) == 0) {
+    m->stats.loads_cached++;
+    return SF_DECODE_OK;
+  }
   sf_decode_status st = sf_seq_decode(s, m->api, data, size);
-  if (st == SF_DECODE_OK) return 0;
+  if (st == SF_DECODE_OK) loaded_keep(slot, h, size, s, false);
+  return st;
+}
+
+int sf_mutator_interpret(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size) {
+  uint64_t h = sf_feedback_input_hash(data, size);
+  bool holds;
+  loaded_slot *slot = loaded_slot_of(m, h, size, &holds);
+  if (holds && sf_seq_copy(s, &slot->seq) == 0) {
+    m->stats.loads_cached++;
+    return 0;
+  }
+  sf_decode_status st = sf_seq_decode(s, m->api, data, size);
   if (st == SF_DECODE_OOM) return -1;
-  if (size == 0) return 0; /* nothing is the empty sequence (libFuzzer runs it first) */
-  /* Deterministic: the same bytes mean the same sequence in every process,
-   * so no splicing from the pool (its contents differ between processes),
-   * and the caller's random stream is left as it was. */
-  sf_rng saved = m->rng;
-  m->no_pool = true;
-  int rc = sf_mutator_generate(m, s, FOREIGN_CALLS, sf_feedback_input_hash(data, size));
-  m->no_pool = false;
-  m->rng = saved;
-  return rc;
+  if (st == SF_DECODE_REJECT && size > 0) {
+    /* Deterministic: the same bytes mean the same sequence in every
+     * process, so no splicing from the pool (its contents differ between
+     * processes), and the caller's random stream is left as it was. */
+    sf_rng saved = m->rng;
+    m->no_pool = true;
+    int rc = sf_mutator_generate(m, s, FOREIGN_CALLS, h);
+    m->no_pool = false;
+    m->rng = saved;
+    if (rc) return rc;
+  }
+  /* (An empty input is the empty sequence: libFuzzer runs it first.) */
+  loaded_keep(slot, h, size, s, st != SF_DECODE_OK);
+  return 0;
 }
 
 int sf_mutator_generate(sf_mutator *m, sf_seq *s, uint32_t ncalls, uint64_t seed) {

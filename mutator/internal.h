@@ -65,10 +65,11 @@ struct sf_mutator {
   sf_mutator_runner runner;
   void *runner_ctx;
   sf_byte_mutator byte_mutator;
-  bool no_pool;        /* building must not depend on the pool (interpretation) */
-  sf_feedback noted;   /* record of the engine's last run */
-  sf_feedback scratch; /* record filled by the runner */
-  uint64_t last_out;   /* hash of the last output (m->next) */
+  bool no_pool;             /* building must not depend on the pool (interpretation) */
+  struct sf_loaded *loaded; /* inputs interpreted before, by hash (build.c); NULL: none yet */
+  sf_feedback noted;        /* record of the engine's last run */
+  sf_feedback scratch;      /* record filled by the runner */
+  uint64_t last_out;        /* hash of the last output (m->next) */
   bool last_out_valid;
   /* Constants the target compared against (run records), a ring. */
   uint64_t cmpvals[256];
@@ -174,6 +175,10 @@ bool sf_mut_append_call_bound(sf_mutator *m, sf_seq *s, uint32_t fi, int depth, 
                               uint64_t fixed_mask);
 /* A function drawn uniformly (interpretation: the same in every process). */
 uint32_t sf_mut_random_func(sf_mutator *m);
+/* sf_seq_decode, of inputs decoded before a copy (they are kept by their
+ * hash; sf_mutator_interpret keeps its sequences there too). */
+sf_decode_status sf_mut_decode(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size);
+void sf_mut_loaded_free(sf_mutator *m);
 
 /* weights.c: functions weighed by what their calls cost and find, and by
  * what inserting them found. */

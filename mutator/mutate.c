@@ -91,6 +91,7 @@ void sf_mutator_free(sf_mutator *m) {
   sf_mut_weights_free(m);
   sf_buf_free(&m->bytes);
   sf_buf_free(&m->linked);
+  sf_mut_loaded_free(m);
   free(m);
 }
 
@@ -681,29 +682,38 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
   }
 }
 
-/* Make candidate s valid (calls using what is gone are dropped). */
-static void repair(sf_mutator *m, sf_seq *s) {
-  /* Most candidates are valid as built; repairing copies the whole sequence. */
-  if (sf_seq_validate(s, NULL, 0) != 0) {
+/* Make candidate s valid (calls using what is gone are dropped); invalid:
+ * known not to be valid (repairing copies the whole sequence). */
+static void repair(sf_mutator *m, sf_seq *s, bool invalid) {
+  if (invalid || sf_seq_validate(s, NULL, 0) != 0) {
     int dropped = sf_seq_repair(s);
     if (dropped < 0) sf_seq_clear(s);
     if (dropped > 0) m->stats.pruned_illegal++;
   }
 }
 
-/* Repair, bound the length, encode into out. */
+/* Repair, bound the length, encode into out. Most candidates are valid as
+ * built: they are checked and encoded in one pass, and only the others
+ * repaired (which copies the whole sequence) and encoded again. */
 size_t sf_mut_finish(sf_mutator *m, sf_seq *s, uint8_t *out, size_t max_size) {
   if (max_size < SF_HEADER_SIZE) return 0;
-  repair(m, s);
-  sf_seq_truncate(s, m->opt.max_calls);
   s->observed = m->opt.observed_outputs;
-  for (;;) {
+  sf_buf_reset(&m->enc);
+  bool too_long = s->ncalls > m->opt.max_calls;
+  int checked = too_long ? 1 : sf_seq_encode_checked(s, &m->enc);
+  if (checked < 0) return 0;
+  if (checked > 0) {
+    repair(m, s, !too_long);
+    sf_seq_truncate(s, m->opt.max_calls);
     sf_buf_reset(&m->enc);
     if (sf_seq_encode(s, &m->enc)) return 0;
-    if (m->enc.len <= max_size) break;
+  }
+  while (m->enc.len > max_size) {
     /* Too big: drop calls from the end (a prefix stays valid). */
     if (s->ncalls == 0) return 0;
     sf_seq_truncate(s, s->ncalls / 2);
+    sf_buf_reset(&m->enc);
+    if (sf_seq_encode(s, &m->enc)) return 0;
   }
   memcpy(out, m->enc.data, m->enc.len);
   return m->enc.len;
@@ -777,8 +787,7 @@ static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, size_t in_size,
       break;
     case SF_MUT_SPLICE: {
       const sf_pool_entry *e = sf_pool_pick(m->pool, sf_rng_next(&m->rng));
-      if (sf_seq_decode(&m->other, m->api, e->data, e->size) != SF_DECODE_OK)
-        sf_seq_clear(&m->other);
+      if (sf_mut_decode(m, &m->other, e->data, e->size) != SF_DECODE_OK) sf_seq_clear(&m->other);
       if (!m->opt.no_legality && e->legal_calls < m->other.ncalls)
         sf_seq_truncate(&m->other, e->legal_calls);
       rc = splice(m, e->reusable, m->opt.no_equivalence ? 0 : e->nvals);
@@ -788,7 +797,7 @@ static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, size_t in_size,
       rc = mut_insert(m, true);
     }
     if (!rc && sf_mut_has_costly_call(m, &m->next)) { /* valid first: shedding copies it */
-      repair(m, &m->next);
+      repair(m, &m->next, false);
       if (sf_mut_shed_costly(m, &m->next, &m->other) < 0) rc = -1;
     }
     if (rc) sf_seq_clear(&m->next);
@@ -918,7 +927,7 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
   }
   /* Decoded only now: the schedule turns most of the engine's crossovers
    * into mutations, and a decode of d2 costs about as much as one. */
-  if (sf_seq_decode(&m->other, m->api, d2, s2) != SF_DECODE_OK) sf_seq_clear(&m->other);
+  if (sf_mut_decode(m, &m->other, d2, s2) != SF_DECODE_OK) sf_seq_clear(&m->other);
   if (!m->opt.no_legality && legal2 < m->other.ncalls) sf_seq_truncate(&m->other, legal2);
   size_t n = 0;
   m->last_mut = SF_MUT_CROSSOVER;

@@ -98,8 +98,9 @@ typedef struct sf_mutator_stats {
   uint64_t answer_trials;  /* outputs where a mock's answer became what it was compared with */
   uint64_t option_trials;  /* outputs of a new entry with some of its flags turned */
   uint64_t pool_size, states_seen;
-  uint64_t contract_outputs; /* outputs made by the stateful testing stage */
-  uint32_t length_cap;       /* longest output for now (length control) */
+  uint64_t contract_outputs;    /* outputs made by the stateful testing stage */
+  uint64_t loads, loads_cached; /* inputs interpreted; of them, copies of a decoded one kept */
+  uint32_t length_cap;          /* longest output for now (length control) */
   /* Per mutation: outputs, and outputs that came back as new inputs that
    * reached new code (or where the build cannot tell). */
   uint64_t tried[SF_MUT_COUNT], found[SF_MUT_COUNT];

@@ -48,7 +48,7 @@ static int build_plan(sf_mutator *m, const sf_contract_plan *p) {
   uint64_t via_vid = DANGLING;
   if (p->prefix) {
     const sf_pool_entry *e = sf_pool_find(m->pool, p->entry);
-    if (!e || sf_seq_decode(&m->other, m->api, e->data, e->size) != SF_DECODE_OK) return -1;
+    if (!e || sf_mut_decode(m, &m->other, e->data, e->size) != SF_DECODE_OK) return -1;
     if (p->prefix > m->other.ncalls || p->prefix > sf_pool_extendable(e)) return -1;
     uint64_t *map = sf_mut_make_map(m, 0, m->other.nvals);
     if (!map || sf_mut_copy_calls(m, &m->next, &m->other, 0, p->prefix, map, NULL, 0)) return -1;
@@ -80,7 +80,7 @@ static int build_plan(sf_mutator *m, const sf_contract_plan *p) {
      * values of the prefix of their types. */
     const sf_pool_entry *t = sf_pool_find(m->pool, p->via_entry);
     if (via_vid == DANGLING || !t ||
-        sf_seq_decode(&m->other, m->api, t->data, t->size) != SF_DECODE_OK ||
+        sf_mut_decode(m, &m->other, t->data, t->size) != SF_DECODE_OK ||
         p->via_call >= m->other.ncalls)
       return -1;
     const sf_func *g = sf_seq_func(&m->other, p->via_call);

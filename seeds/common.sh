@@ -8,9 +8,15 @@
 # a finding is a crash, as scripts/build-target.sh has it);
 # scripts/build-target.sh sets up the other modes (afl, coverage).
 #
-# seqfuzz's own runtime (executor, mutator, harness entry points) is compiled
-# with the sanitizers of $CFLAGS but without coverage instrumentation, so the
-# engine's feedback is the library's coverage only.
+# seqfuzz's own runtime is compiled without coverage instrumentation, so the
+# engine's feedback is the library's coverage only. Its harness entry points
+# (fuzz_target.c, cmp_trace.c, edges.c) keep the sanitizers of $CFLAGS; its
+# libraries (executor, mutator, solver client) are built like the engine,
+# without them, as cmake/SeqFuzz.cmake builds them: a sanitizer checks the
+# library's accesses wherever the memory came from (malloc is intercepted
+# for every caller), and instrumenting seqfuzz's own bookkeeping made it
+# cost a third more on cJSON (bench/README.md). seqfuzz's tests run under
+# the sanitizers instead.
 #
 # Functions:
 #   debian_source PKG          fetch and unpack the Debian bookworm source of
@@ -83,6 +89,15 @@ debian_source() {
   echo "$SEQFUZZ_CACHE/src/${dir%/}" | tee "$SEQFUZZ_CACHE/src/.$pkg.done"
 }
 
+# runtime_cflags without the sanitizers: the runtime libraries' (above).
+runtime_lib_cflags() {
+  local f out=()
+  for f in $(runtime_cflags); do
+    case "$f" in -fsanitize* | -fno-sanitize*) ;; *) out+=("$f") ;; esac
+  done
+  echo "${out[@]}"
+}
+
 # seqfuzz's CLI (plain build, shared by all targets) and runtime libraries
 # (built once per set of runtime flags).
 seqfuzz_runtime() {
@@ -90,7 +105,7 @@ seqfuzz_runtime() {
   # Several targets may build at once: one runtime build at a time.
   exec 9>"$SEQFUZZ_ROOT/build/targets/.runtime.lock"
   flock 9
-  rtflags=$(runtime_cflags)
+  rtflags=$(runtime_lib_cflags)
   key=$(echo "$rtflags" | md5sum | cut -c1-8)
   SEQFUZZ_RT="$SEQFUZZ_ROOT/build/targets/runtime-$key"
   SEQFUZZ="$SEQFUZZ_ROOT/build/targets/tools/seqfuzz"

@@ -266,6 +266,14 @@ uint32_t sf_life_candidates(const sf_life *l, uint32_t htype, uint32_t *out, uin
   return n;
 }
 
+uint32_t sf_life_choice(const sf_life *l, uint64_t vid, uint32_t htype) {
+  if (vid != SF_NULL_REF && !sf_life_usable(l, vid, htype)) return UINT32_MAX;
+  uint32_t n = 0;
+  for (uint32_t v = l->n; v-- > 0 && (vid == SF_NULL_REF || v > vid);)
+    n += l->alive[v] && l->htype[v] == htype && !locked(l, v);
+  return n;
+}
+
 static int life_push(sf_life *l, uint32_t htype, uint32_t owner, uint32_t producer,
                      uint32_t dependee) {
   if (l->n == l->cap) {
@@ -555,15 +563,25 @@ static int verr(char *err, size_t errlen, uint32_t ci, const sf_func *f, const c
   return -1;
 }
 
-int sf_seq_validate(const sf_seq *s, char *err, size_t errlen) {
+/* sf_seq_validate, and with out the encoding of what it checked appended
+ * (sf_seq_encode_checked): both simulate the lifetimes, so one pass does
+ * both. *oom: set when memory ran out (the result is then -1 too). */
+static int check(const sf_seq *s, char *err, size_t errlen, sf_buf *out, bool *oom) {
   const sf_api *api = s->api;
   sf_seq_work *w = sf_seq_work_get(s);
-  if (!w) return verr(err, errlen, 0, NULL, "out of memory", NULL);
+  if (!w) {
+    *oom = true;
+    return verr(err, errlen, 0, NULL, "out of memory", NULL);
+  }
   sf_life *lp = &w->life;
   int rc = 0;
   uint32_t nvals = 0, nargs = 0;
   for (uint32_t ci = 0; ci < s->ncalls && rc == 0; ci++) {
     const sf_call *c = &s->calls[ci];
+    if (out && c->func < api->nfuncs && sf_buf_put_varint(out, c->func)) {
+      *oom = true;
+      return -1;
+    }
     if (c->func >= api->nfuncs) {
       rc = verr(err, errlen, ci, NULL, "unknown function", NULL);
       break;
@@ -617,7 +635,12 @@ int sf_seq_validate(const sf_seq *s, char *err, size_t errlen) {
       } else if (!sf_arg_prim_ok(api, p, a[i].bits)) {
         bad = "value violates the precondition or is not canonical";
       }
-      if (bad) rc = verr(err, errlen, ci, f, bad, p->name);
+      if (bad) {
+        rc = verr(err, errlen, ci, f, bad, p->name);
+      } else if (out && sf_param_is_input(p) && sf_seq_encode_arg(s, lp, p, &a[i], out)) {
+        *oom = true;
+        return -1;
+      }
     }
     uint32_t other = 0;
     sf_consume_conflict cc = rc ? SF_CONSUME_OK : sf_call_consume_conflict(lp, f, a, NULL, &other);
@@ -636,12 +659,28 @@ int sf_seq_validate(const sf_seq *s, char *err, size_t errlen) {
     if (rc == 0) {
       for (uint32_t k = 0; k < f->nproduced; k++)
         if (s->vals[c->val0 + k].call != ci) rc = verr(err, errlen, ci, f, "value table", NULL);
-      if (rc == 0 && sf_life_apply(lp, c->func, a)) rc = verr(err, errlen, ci, f, "OOM", NULL);
+      if (rc == 0 && sf_life_apply(lp, c->func, a)) {
+        *oom = true;
+        rc = verr(err, errlen, ci, f, "OOM", NULL);
+      }
     }
   }
   if (rc == 0 && (nargs != s->nargs || nvals != s->nvals))
     rc = verr(err, errlen, s->ncalls ? s->ncalls - 1 : 0, NULL, "trailing arguments", NULL);
   return rc;
+}
+
+int sf_seq_validate(const sf_seq *s, char *err, size_t errlen) {
+  bool oom = false;
+  return check(s, err, errlen, NULL, &oom);
+}
+
+int sf_seq_encode_checked(const sf_seq *s, sf_buf *out) {
+  if (sf_seq_encode_header(s->api, out)) return -1;
+  if (s->observed) out->data[out->len - SF_HEADER_SIZE + 1] |= SF_HEADER_OBSERVED;
+  bool oom = false;
+  int rc = check(s, NULL, 0, out, &oom);
+  return oom ? -1 : rc ? 1 : 0;
 }
 
 /* ---- repair ------------------------------------------------------------- */

@@ -158,6 +158,10 @@ bool sf_life_usable(const sf_life *l, uint64_t vid, uint32_t htype);
 /* Alive values of handle type htype, most recent first. Returns the count
  * (may exceed cap; only cap are written). */
 uint32_t sf_life_candidates(const sf_life *l, uint32_t htype, uint32_t *out, uint32_t cap);
+/* The index of vid among those candidates (the encoding's handle choice;
+ * SF_NULL_REF: their count, NULL being the last option), or UINT32_MAX
+ * when vid is not one of them. */
+uint32_t sf_life_choice(const sf_life *l, uint64_t vid, uint32_t htype);
 /* Apply the effects of a call of `func` with `args` (already checked usable):
  * kill consumed and invalidated values, then add the produced values. -1 on OOM. */
 int sf_life_apply(sf_life *l, uint32_t func, const sf_arg *args);
@@ -274,6 +278,11 @@ typedef enum sf_decode_status {
 sf_decode_status sf_seq_decode(sf_seq *s, const sf_api *api, const uint8_t *data, size_t size);
 /* Encode a valid sequence canonically (appends to out). -1 on OOM. */
 int sf_seq_encode(const sf_seq *s, sf_buf *out);
+/* sf_seq_validate and sf_seq_encode in one pass, for a sequence that may not
+ * be valid: 0 when it is and its encoding was appended; 1 when it is not
+ * (out then ends with part of an encoding, for the caller to cut); -1 on
+ * OOM. */
+int sf_seq_encode_checked(const sf_seq *s, sf_buf *out);
 /* Write just the header for api (of a sequence that is not `observed`). */
 int sf_seq_encode_header(const sf_api *api, sf_buf *out);
 

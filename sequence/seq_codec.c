@@ -171,65 +171,50 @@ sf_decode_status sf_seq_decode(sf_seq *s, const sf_api *api, const uint8_t *data
   return st;
 }
 
+int sf_seq_encode_arg(const sf_seq *s, const sf_life *l, const sf_param *p, const sf_arg *a,
+                      sf_buf *out) {
+  switch (p->kind) {
+  case SF_HANDLE: {
+    uint32_t choice = sf_life_choice(l, a->bits, p->type_index);
+    if (choice == UINT32_MAX) return -1; /* invalid sequence */
+    return sf_buf_put_varint(out, choice);
+  }
+  case SF_ENUM:
+  case SF_FLAGS:
+    return sf_buf_put_varint(out, a->bits);
+  case SF_STRING:
+    if (a->bits) return sf_buf_put_varint(out, 0); /* NULL */
+    return sf_buf_put_varint(out, a->len + ((p->flags & SF_P_NULLABLE) ? 1 : 0)) ||
+           sf_buf_append(out, sf_seq_bytes(s, a), a->len);
+  case SF_BUFFER:
+    if (sf_buf_put_varint(out, a->len / sf_kind_size(p->elem))) return -1;
+    /* fall through */
+  case SF_ARRAY:
+    return sf_buf_append(out, sf_seq_bytes(s, a), a->len);
+  default: {
+    uint8_t le[8];
+    unsigned sz = sf_kind_size(p->kind);
+    for (unsigned k = 0; k < sz; k++)
+      le[k] = (uint8_t)(a->bits >> (8 * k));
+    return sf_buf_append(out, le, sz);
+  }
+  }
+}
+
 int sf_seq_encode(const sf_seq *s, sf_buf *out) {
-  const sf_api *api = s->api;
-  if (sf_seq_encode_header(api, out)) return -1;
+  if (sf_seq_encode_header(s->api, out)) return -1;
   if (s->observed) out->data[out->len - SF_HEADER_SIZE + 1] |= SF_HEADER_OBSERVED;
   sf_seq_work *w = sf_seq_work_get(s);
   if (!w) return -1;
   sf_life *life = &w->life;
-  cands cs = {w, NULL, 0};
   int rc = 0;
   for (uint32_t ci = 0; ci < s->ncalls && rc == 0; ci++) {
     const sf_func *f = sf_seq_func(s, ci);
     const sf_arg *a = sf_seq_args(s, ci);
     rc |= sf_buf_put_varint(out, s->calls[ci].func);
-    for (uint32_t i = 0; i < f->nparams && rc == 0; i++) {
-      const sf_param *p = &f->params[i];
-      if (!sf_param_is_input(p)) continue;
-      switch (p->kind) {
-      case SF_HANDLE: {
-        if (collect(&cs, life, p->type_index)) {
-          rc = -1;
-          break;
-        }
-        uint64_t idx = cs.n; /* NULL is the last option */
-        if (a[i].bits != SF_NULL_REF) {
-          idx = UINT64_MAX;
-          for (uint32_t k = 0; k < cs.n; k++)
-            if (cs.v[k] == a[i].bits) idx = k;
-          if (idx == UINT64_MAX) rc = -1; /* invalid sequence */
-        }
-        if (rc == 0) rc = sf_buf_put_varint(out, idx);
-        break;
-      }
-      case SF_ENUM:
-      case SF_FLAGS:
-        rc = sf_buf_put_varint(out, a[i].bits);
-        break;
-      case SF_STRING:
-        if (a[i].bits) { /* NULL */
-          rc = sf_buf_put_varint(out, 0);
-          break;
-        }
-        rc = sf_buf_put_varint(out, a[i].len + ((p->flags & SF_P_NULLABLE) ? 1 : 0)) ||
-             sf_buf_append(out, sf_seq_bytes(s, &a[i]), a[i].len);
-        break;
-      case SF_BUFFER:
-        rc = sf_buf_put_varint(out, a[i].len / sf_kind_size(p->elem));
-        /* fall through */
-      case SF_ARRAY:
-        if (rc == 0) rc = sf_buf_append(out, sf_seq_bytes(s, &a[i]), a[i].len);
-        break;
-      default: {
-        uint8_t le[8];
-        unsigned sz = sf_kind_size(p->kind);
-        for (unsigned k = 0; k < sz; k++)
-          le[k] = (uint8_t)(a[i].bits >> (8 * k));
-        rc = sf_buf_append(out, le, sz);
-      }
-      }
-    }
+    for (uint32_t i = 0; i < f->nparams && rc == 0; i++)
+      if (sf_param_is_input(&f->params[i]))
+        rc = sf_seq_encode_arg(s, life, &f->params[i], &a[i], out);
     if (rc == 0) rc = sf_life_apply(life, s->calls[ci].func, a);
   }
   return rc ? -1 : 0;

@@ -21,6 +21,12 @@ sf_seq_work *sf_seq_work_get(const sf_seq *s);
 int sf_seq_work_cands(sf_seq_work *w, uint32_t n);
 int sf_seq_work_map(sf_seq_work *w, uint32_t n);
 
+/* Append argument a (of input parameter p) of a call of s, encoded, the
+ * lifetimes l as they are before the call; -1 on OOM or a handle that is
+ * not among l's candidates. */
+int sf_seq_encode_arg(const sf_seq *s, const sf_life *l, const sf_param *p, const sf_arg *a,
+                      sf_buf *out);
+
 /* Canonicalize array elements in place (bool to 0/1, one NaN). */
 void sf_seq_canon_elems(sf_kind elem, uint8_t *d, uint32_t len);
 

@@ -257,6 +257,9 @@ static void test_validate_ownership(void **state) {
     assert_int_equal(sf_seq_validate(&s, err, sizeof err), -1);
     if (strcmp(err, cases[k].error)) fprintf(stderr, "case %zu: got '%s'\n", k, err);
     assert_string_equal(err, cases[k].error);
+    sf_buf enc = {0};
+    assert_int_equal(sf_seq_encode_checked(&s, &enc), 1);
+    sf_buf_free(&enc);
     assert_int_equal(sf_seq_repair(&s), 1);
     assert_valid(&s);
     assert_int_equal(s.ncalls, before);
@@ -279,8 +282,14 @@ static void decodes_to_fixed_point(const sf_api *api, const sf_buf *in, sf_seq *
   assert_int_equal(sf_seq_encode(t, &e2), 0);
   assert_int_equal(e1.len, e2.len);
   assert_memory_equal(e1.data, e2.data, e1.len);
+  /* Checked and encoded in one pass: the same bytes. */
+  sf_buf e3 = {0};
+  assert_int_equal(sf_seq_encode_checked(s, &e3), 0);
+  assert_int_equal(e1.len, e3.len);
+  assert_memory_equal(e1.data, e3.data, e1.len);
   sf_buf_free(&e1);
   sf_buf_free(&e2);
+  sf_buf_free(&e3);
 }
 
 /* Random bytes over objlib (owned values, consume parameters, a destructor)

@@ -1170,6 +1170,61 @@ static void test_interpretation_is_deterministic(void **state) {
   sf_mutator_free(busy);
 }
 
+/* Inputs interpreted again come from the kept sequences (a few thousand
+ * slots): what they mean never changes, whether the bytes decode or are
+ * foreign (a generated sequence), after other inputs took their slots too. */
+static void test_interpretations_kept(void **state) {
+  (void)state;
+  sf_mutator *m = sf_mutator_new(demo, NULL);
+  enum { N = 6000 };
+  static sf_buf in[N], enc[N];
+  sf_rng rng;
+  sf_rng_seed(&rng, 99);
+  sf_seq a, b;
+  sf_seq_init(&a, demo);
+  sf_seq_init(&b, demo);
+  for (int pass = 0; pass < 2; pass++) {
+    for (int k = 0; k < N; k++) {
+      int i = pass ? N - 1 - k : k; /* the second pass meets the latest first */
+      if (!pass) {
+        memset(&in[i], 0, sizeof in[i]);
+        memset(&enc[i], 0, sizeof enc[i]);
+        if (i % 3) sf_seq_encode_header(demo, &in[i]); /* else foreign bytes */
+        size_t n = 1 + sf_rng_below(&rng, 60);
+        for (size_t j = 0; j < n; j++)
+          sf_buf_putc(&in[i], (uint8_t)sf_rng_below(&rng, sf_rng_chance(&rng, 1, 2) ? 8 : 256));
+      }
+      assert_int_equal(sf_mutator_interpret(m, &a, in[i].data, in[i].len), 0);
+      assert_valid(&a);
+      if (i % 3) { /* what the bytes decode to */
+        assert_int_equal(sf_seq_decode(&b, demo, in[i].data, in[i].len), SF_DECODE_OK);
+        assert_true(sf_seq_equal(&a, &b));
+      }
+      sf_buf e = {0};
+      assert_int_equal(sf_seq_encode(&a, &e), 0);
+      if (!pass) {
+        enc[i] = e;
+        continue;
+      }
+      assert_int_equal(e.len, enc[i].len);
+      assert_memory_equal(e.data, enc[i].data, e.len);
+      sf_buf_free(&e);
+    }
+  }
+  sf_mutator_stats st;
+  sf_mutator_get_stats(m, &st);
+  assert_int_equal(st.loads, 2 * N);
+  assert_true(st.loads_cached > N / 2); /* the second pass was mostly copies */
+  assert_true(st.loads_cached < N);     /* and some slots had been taken again */
+  for (int i = 0; i < N; i++) {
+    sf_buf_free(&in[i]);
+    sf_buf_free(&enc[i]);
+  }
+  sf_seq_free(&a);
+  sf_seq_free(&b);
+  sf_mutator_free(m);
+}
+
 /* Input to state for mocks: a new input whose run saw its hook's answer 17
  * compared with 42 is mutated next into the same sequence with 42 in the
  * script (each pair once), and then by ordinary mutations. */
@@ -1472,6 +1527,7 @@ int main(void) {
       cmocka_unit_test(test_schedule_credit_through_mutator),
       cmocka_unit_test(test_document_follows_finds),
       cmocka_unit_test(test_interpretation_is_deterministic),
+      cmocka_unit_test(test_interpretations_kept),
       cmocka_unit_test(test_legality_filter),
       cmocka_unit_test(test_failed_last_call),
       cmocka_unit_test(test_duplicate_filter),
