@@ -14,9 +14,9 @@
 # libraries (executor, mutator, solver client) are built like the engine,
 # without them, as cmake/SeqFuzz.cmake builds them: a sanitizer checks the
 # library's accesses wherever the memory came from (malloc is intercepted
-# for every caller), and instrumenting seqfuzz's own bookkeeping made it
-# cost a third more on cJSON (bench/README.md). seqfuzz's tests run under
-# the sanitizers instead.
+# for every caller), and instrumented, seqfuzz's own work per execution
+# cost 1.7 times as much on cJSON (bench/README.md). seqfuzz's tests run
+# under the sanitizers instead.
 #
 # Functions:
 #   debian_source PKG          fetch and unpack the Debian bookworm source of
