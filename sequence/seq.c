@@ -771,6 +771,7 @@ int sf_seq_repair(sf_seq *s) {
     if (sf_life_apply(lp, out.calls[out.ncalls - 1].func, na)) goto oom;
   }
   /* Swap storage: s takes out's arrays, the spare keeps s's old ones. */
+  out.observed = s->observed;
   sf_seq old = *s;
   *s = out;
   s->work = w;

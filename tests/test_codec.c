@@ -260,7 +260,9 @@ static void test_validate_ownership(void **state) {
     sf_buf enc = {0};
     assert_int_equal(sf_seq_encode_checked(&s, &enc), 1);
     sf_buf_free(&enc);
+    s.observed = k % 2; /* repairing keeps the mark */
     assert_int_equal(sf_seq_repair(&s), 1);
+    assert_int_equal(s.observed, k % 2);
     assert_valid(&s);
     assert_int_equal(s.ncalls, before);
   }
