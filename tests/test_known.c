@@ -262,6 +262,18 @@ static void test_pcre2_newline_overread_variants(void **state) {
                                "h3 = pcre2_compile(\"\", PCRE2_MULTILINE|PCRE2_MATCH_INVALID_UTF, "
                                "&_, &_, h1); "
                                "pcre2_substitute(h3, x\"f061\", 0, 0, NULL, NULL, \"\", 0);"));
+  /* Without PCRE2_MULTILINE: a pattern starting with `.*` (its implicit
+   * start-of-line anchor; invalid-utf-dotstar-newline.seq), not under
+   * DOTALL, which anchors it at the start instead. */
+  assert_true(stops_at_last(PCRE2_API, PCRE2_KNOWN,
+                            CC
+                            "pcre2_set_newline(h1, PCRE2_NEWLINE_ANY); "
+                            "h3 = pcre2_compile(\"(.*)b\", PCRE2_CASELESS|PCRE2_MATCH_INVALID_UTF, "
+                            "&_, &_, h1); " MATCH));
+  assert_false(stops_at_last(PCRE2_API, PCRE2_KNOWN,
+                             CC "pcre2_set_newline(h1, PCRE2_NEWLINE_ANY); "
+                                "h3 = pcre2_compile(\".*a\", PCRE2_DOTALL|PCRE2_MATCH_INVALID_UTF, "
+                                "&_, &_, h1); " MATCH));
   assert_false(stops_at_last(PCRE2_API, PCRE2_KNOWN,
                              CC "pcre2_set_newline(h1, PCRE2_NEWLINE_ANY); "
                                 "h3 = pcre2_compile(\"^$\", PCRE2_MULTILINE, &_, &_, h1); " MATCH));
