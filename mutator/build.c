@@ -120,7 +120,7 @@ int sf_mut_copy_calls(sf_mutator *m, sf_seq *dst, const sf_seq *src, uint32_t fr
 static bool splice_provider(sf_mutator *m, sf_seq *s, uint32_t htype) {
   for (int tries = 0; tries < 4; tries++) {
     const sf_pool_entry *e = sf_pool_pick(m->pool, sf_rng_next(&m->rng));
-    if (!e || sf_mut_decode(m, &m->other, e->data, e->size) != SF_DECODE_OK) return false;
+    if (!e || sf_mut_decode(m, &m->other, e->data, e->size, e->hash) != SF_DECODE_OK) return false;
     uint32_t ext = sf_pool_extendable(e);
     uint32_t upto = ext < m->other.ncalls ? ext : m->other.ncalls;
     if (upto == 0 || s->ncalls + upto > m->len_cap) continue;
@@ -306,13 +306,19 @@ void sf_mut_loaded_free(sf_mutator *m) {
   m->loaded = NULL;
 }
 
-/* The slot of an input (NULL: no cache), and whether it holds it. */
-static loaded_slot *loaded_slot_of(sf_mutator *m, uint64_t h, size_t size, bool *holds) {
+/* Copies the kept sequence of the input (hash h, size bytes) into s: true
+ * when one was kept (a generated one only if generated_too). *slotp: the
+ * input's slot, for loaded_keep (NULL: no cache). */
+static bool loaded_copy(sf_mutator *m, uint64_t h, size_t size, sf_seq *s, bool generated_too,
+                        loaded_slot **slotp) {
   if (!m->loaded) m->loaded = calloc(1, sizeof *m->loaded); /* NULL: decode every time */
   m->stats.loads++;
-  loaded_slot *slot = m->loaded ? &m->loaded->slot[h % LOADED_SLOTS] : NULL;
-  *holds = slot && slot->used && slot->hash == h && slot->size == size;
-  return slot;
+  loaded_slot *slot = *slotp = m->loaded ? &m->loaded->slot[h % LOADED_SLOTS] : NULL;
+  if (!slot || !slot->used || slot->hash != h || slot->size != size ||
+      (slot->generated && !generated_too) || sf_seq_copy(s, &slot->seq))
+    return false;
+  m->stats.loads_cached++;
+  return true;
 }
 
 static void loaded_keep(loaded_slot *slot, uint64_t h, size_t size, const sf_seq *s,
@@ -324,27 +330,18 @@ static void loaded_keep(loaded_slot *slot, uint64_t h, size_t size, const sf_seq
   slot->generated = generated;
 }
 
-sf_decode_status sf_mut_decode(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size) {
-  uint64_t h = sf_feedback_input_hash(data, size);
-  bool holds;
-  loaded_slot *slot = loaded_slot_of(m, h, size, &holds);
-  if (holds && !slot->generated && sf_seq_copy(s, &slot->seq) == 0) {
-    m->stats.loads_cached++;
-    return SF_DECODE_OK;
-  }
+sf_decode_status sf_mut_decode(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size,
+                               uint64_t h) {
+  loaded_slot *slot;
+  if (loaded_copy(m, h, size, s, false, &slot)) return SF_DECODE_OK;
   sf_decode_status st = sf_seq_decode(s, m->api, data, size);
   if (st == SF_DECODE_OK) loaded_keep(slot, h, size, s, false);
   return st;
 }
 
-int sf_mutator_interpret(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size) {
-  uint64_t h = sf_feedback_input_hash(data, size);
-  bool holds;
-  loaded_slot *slot = loaded_slot_of(m, h, size, &holds);
-  if (holds && sf_seq_copy(s, &slot->seq) == 0) {
-    m->stats.loads_cached++;
-    return 0;
-  }
+int sf_mut_interpret(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size, uint64_t h) {
+  loaded_slot *slot;
+  if (loaded_copy(m, h, size, s, true, &slot)) return 0;
   sf_decode_status st = sf_seq_decode(s, m->api, data, size);
   if (st == SF_DECODE_OOM) return -1;
   if (st == SF_DECODE_REJECT && size > 0) {
@@ -361,6 +358,10 @@ int sf_mutator_interpret(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t s
   /* (An empty input is the empty sequence: libFuzzer runs it first.) */
   loaded_keep(slot, h, size, s, st != SF_DECODE_OK);
   return 0;
+}
+
+int sf_mutator_interpret(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size) {
+  return sf_mut_interpret(m, s, data, size, sf_feedback_input_hash(data, size));
 }
 
 int sf_mutator_generate(sf_mutator *m, sf_seq *s, uint32_t ncalls, uint64_t seed) {

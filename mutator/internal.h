@@ -175,9 +175,12 @@ bool sf_mut_append_call_bound(sf_mutator *m, sf_seq *s, uint32_t fi, int depth, 
                               uint64_t fixed_mask);
 /* A function drawn uniformly (interpretation: the same in every process). */
 uint32_t sf_mut_random_func(sf_mutator *m);
-/* sf_seq_decode, of inputs decoded before a copy (they are kept by their
- * hash; sf_mutator_interpret keeps its sequences there too). */
-sf_decode_status sf_mut_decode(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size);
+/* sf_seq_decode and sf_mutator_interpret of an input whose hash h
+ * (sf_feedback_input_hash) the caller has: of inputs met before, a copy
+ * (they are kept by their hash). */
+sf_decode_status sf_mut_decode(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size,
+                               uint64_t h);
+int sf_mut_interpret(sf_mutator *m, sf_seq *s, const uint8_t *data, size_t size, uint64_t h);
 void sf_mut_loaded_free(sf_mutator *m);
 
 /* weights.c: functions weighed by what their calls cost and find, and by

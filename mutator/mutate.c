@@ -656,7 +656,7 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
     sf_seq tmp = m->cur;
     m->cur = m->next;
     m->next = tmp;
-  } else if (sf_mutator_interpret(m, &m->cur, d, n)) {
+  } else if (sf_mut_interpret(m, &m->cur, d, n, h)) {
     sf_seq_clear(&m->cur);
   }
   m->ncur_reus = m->ncur_answer_cmp = 0;
@@ -787,7 +787,8 @@ static size_t mutate_loaded(sf_mutator *m, sf_mutation first_op, size_t in_size,
       break;
     case SF_MUT_SPLICE: {
       const sf_pool_entry *e = sf_pool_pick(m->pool, sf_rng_next(&m->rng));
-      if (sf_mut_decode(m, &m->other, e->data, e->size) != SF_DECODE_OK) sf_seq_clear(&m->other);
+      if (sf_mut_decode(m, &m->other, e->data, e->size, e->hash) != SF_DECODE_OK)
+        sf_seq_clear(&m->other);
       if (!m->opt.no_legality && e->legal_calls < m->other.ncalls)
         sf_seq_truncate(&m->other, e->legal_calls);
       rc = splice(m, e->reusable, m->opt.no_equivalence ? 0 : e->nvals);
@@ -905,8 +906,8 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
    * takes m->next then, which nothing before it changes. */
   uint32_t legal2;
   bool fails_last2; /* other's failed last call may stay last: splice puts it at the end */
-  const sf_pool_entry *e2 =
-      know_input(m, d2, s2, sf_feedback_input_hash(d2, s2), &legal2, &fails_last2);
+  uint64_t h2 = sf_feedback_input_hash(d2, s2);
+  const sf_pool_entry *e2 = know_input(m, d2, s2, h2, &legal2, &fails_last2);
   /* load_input after e2's flags are copied: it may add to the pool, which e2
    * points into. */
   const uint8_t *oreus = NULL;
@@ -927,7 +928,7 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
   }
   /* Decoded only now: the schedule turns most of the engine's crossovers
    * into mutations, and a decode of d2 costs about as much as one. */
-  if (sf_mut_decode(m, &m->other, d2, s2) != SF_DECODE_OK) sf_seq_clear(&m->other);
+  if (sf_mut_decode(m, &m->other, d2, s2, h2) != SF_DECODE_OK) sf_seq_clear(&m->other);
   if (!m->opt.no_legality && legal2 < m->other.ncalls) sf_seq_truncate(&m->other, legal2);
   size_t n = 0;
   m->last_mut = SF_MUT_CROSSOVER;

@@ -13,7 +13,7 @@
 void sf_mut_stateful_learn(sf_mutator *m, uint64_t hash, const uint8_t *d, size_t n,
                            const sf_feedback *fb) {
   if (!m->contracts || !fb->nobs) return;
-  if (sf_mutator_interpret(m, &m->learn_seq, d, n)) return;
+  if (sf_mut_interpret(m, &m->learn_seq, d, n, hash)) return;
   sf_contracts_learn(m->contracts, hash, &m->learn_seq, fb);
 }
 
@@ -48,7 +48,7 @@ static int build_plan(sf_mutator *m, const sf_contract_plan *p) {
   uint64_t via_vid = DANGLING;
   if (p->prefix) {
     const sf_pool_entry *e = sf_pool_find(m->pool, p->entry);
-    if (!e || sf_mut_decode(m, &m->other, e->data, e->size) != SF_DECODE_OK) return -1;
+    if (!e || sf_mut_decode(m, &m->other, e->data, e->size, e->hash) != SF_DECODE_OK) return -1;
     if (p->prefix > m->other.ncalls || p->prefix > sf_pool_extendable(e)) return -1;
     uint64_t *map = sf_mut_make_map(m, 0, m->other.nvals);
     if (!map || sf_mut_copy_calls(m, &m->next, &m->other, 0, p->prefix, map, NULL, 0)) return -1;
@@ -80,7 +80,7 @@ static int build_plan(sf_mutator *m, const sf_contract_plan *p) {
      * values of the prefix of their types. */
     const sf_pool_entry *t = sf_pool_find(m->pool, p->via_entry);
     if (via_vid == DANGLING || !t ||
-        sf_mut_decode(m, &m->other, t->data, t->size) != SF_DECODE_OK ||
+        sf_mut_decode(m, &m->other, t->data, t->size, t->hash) != SF_DECODE_OK ||
         p->via_call >= m->other.ncalls)
       return -1;
     const sf_func *g = sf_seq_func(&m->other, p->via_call);
@@ -122,7 +122,7 @@ static size_t next_probe(sf_mutator *m, uint8_t *out, size_t max_size) {
     uint64_t h = m->probes[--m->nprobes];
     const sf_pool_entry *e = sf_pool_find(m->pool, h);
     m->last_out_valid = false; /* m->next is about to change */
-    if (!e || sf_mutator_interpret(m, &m->next, e->data, e->size)) continue;
+    if (!e || sf_mut_interpret(m, &m->next, e->data, e->size, h)) continue;
     size_t n = sf_mut_finish(m, &m->next, out, max_size);
     if (!n) continue;
     m->calls_wanted = sf_feedback_input_hash(out, n);

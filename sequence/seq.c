@@ -676,8 +676,7 @@ int sf_seq_validate(const sf_seq *s, char *err, size_t errlen) {
 }
 
 int sf_seq_encode_checked(const sf_seq *s, sf_buf *out) {
-  if (sf_seq_encode_header(s->api, out)) return -1;
-  if (s->observed) out->data[out->len - SF_HEADER_SIZE + 1] |= SF_HEADER_OBSERVED;
+  if (sf_seq_encode_start(s, out)) return -1;
   bool oom = false;
   int rc = check(s, NULL, 0, out, &oom);
   return oom ? -1 : rc ? 1 : 0;

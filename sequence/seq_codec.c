@@ -201,9 +201,14 @@ int sf_seq_encode_arg(const sf_seq *s, const sf_life *l, const sf_param *p, cons
   }
 }
 
-int sf_seq_encode(const sf_seq *s, sf_buf *out) {
+int sf_seq_encode_start(const sf_seq *s, sf_buf *out) {
   if (sf_seq_encode_header(s->api, out)) return -1;
   if (s->observed) out->data[out->len - SF_HEADER_SIZE + 1] |= SF_HEADER_OBSERVED;
+  return 0;
+}
+
+int sf_seq_encode(const sf_seq *s, sf_buf *out) {
+  if (sf_seq_encode_start(s, out)) return -1;
   sf_seq_work *w = sf_seq_work_get(s);
   if (!w) return -1;
   sf_life *life = &w->life;

@@ -21,6 +21,8 @@ sf_seq_work *sf_seq_work_get(const sf_seq *s);
 int sf_seq_work_cands(sf_seq_work *w, uint32_t n);
 int sf_seq_work_map(sf_seq_work *w, uint32_t n);
 
+/* Append s's header (its `observed` mark in it) to out; -1 on OOM. */
+int sf_seq_encode_start(const sf_seq *s, sf_buf *out);
 /* Append argument a (of input parameter p) of a call of s, encoded, the
  * lifetimes l as they are before the call; -1 on OOM or a handle that is
  * not among l's candidates. */
