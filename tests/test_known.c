@@ -428,7 +428,8 @@ static void test_cjson_nan_variants(void **state) {
  * included; not a change without a sort, nor of another tree. The NaN
  * cast on any item (`# given:` calls that only make it), and the two
  * string reference bugs: a NULL one met by a patch generator, a root
- * reference replaced by ApplyPatches. */
+ * reference replaced by ApplyPatches. A sorted object added to another
+ * tree, that tree patched: the patch walks into it (not another tree). */
 static void test_cjson_sorted_then_changed(void **state) {
   (void)state;
   const char *tree = "h1 = cJSON_Parse(\"{\\\"b\\\":1,\\\"a\\\":[2]}\"); h2 = cj_item(h1); ";
@@ -444,7 +445,9 @@ static void test_cjson_sorted_then_changed(void **state) {
       "cJSON_SetNumberHelper(h2, nan);",
       "h3 = cJSON_CreateStringReference(NULL); h4 = cJSON_CreateArray(); "
       "cJSON_AddItemToArray(h4, h3); h5 = cj_item(h4); h6 = cJSONUtils_GenerateMergePatch(h5, h2);",
-      "h3 = cJSON_CreateStringReference(\"s\"); cJSONUtils_ApplyPatches(h3, h1);"};
+      "h3 = cJSON_CreateStringReference(\"s\"); cJSONUtils_ApplyPatches(h3, h1);",
+      "cJSONUtils_SortObject(h2); h3 = cJSON_CreateObject(); cJSON_AddItemToObject(h3, \"i\", h1); "
+      "h4 = cJSON_Parse(\"{}\"); h5 = cJSONUtils_MergePatch(h3, h4);"};
   for (size_t i = 0; i < sizeof stop / sizeof *stop; i++) {
     snprintf(run, sizeof run, "%s%s", tree, stop[i]);
     assert_true(cjson_stops(run));
@@ -454,6 +457,9 @@ static void test_cjson_sorted_then_changed(void **state) {
                          ("h3 = cJSON_CreateObject(); h4 = cj_item(h3); cJSONUtils_SortObject(h4); "
                           "h5 = cJSON_AddNullToObject(h2, \"k\");"),
                          "cJSONUtils_SortObject(h2); cJSON_Print(h2);",
+                         ("cJSONUtils_SortObject(h2); h3 = cJSON_CreateObject(); "
+                          "cJSON_AddItemToObject(h3, \"i\", h1); h4 = cJSON_CreateObject(); "
+                          "h5 = cJSON_Parse(\"{}\"); h6 = cJSONUtils_MergePatch(h4, h5);"),
                          "h3 = cJSON_CreateStringReference(\"s\"); h4 = cj_item(h3); "
                          "h5 = cJSONUtils_GeneratePatches(h4, h2);"};
   for (size_t i = 0; i < sizeof go_on / sizeof *go_on; i++) {
