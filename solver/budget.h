@@ -13,7 +13,8 @@
  * The share follows the solver's yield: once it has made 8 attempts or
  * spent 10 s of CPU time (learning, on a large corpus, can take all of it
  * before a single attempt), and fewer than one attempt in 16 gave a flip
- * the engine kept (none at all: fewer), it gets a fifth of it. On the
+ * the engine kept (none at all: fewer), it gets a fifth of it, stall or
+ * not. On the
  * bundled real libraries it kept no flip in any measured run, at 5-6% of
  * the time; on a library whose guards it flips it keeps its share. In fork
  * mode the counts are the campaign's (harness/campaign.h): each short job
@@ -78,8 +79,13 @@ static inline void sf_solver_budget_new_input(sf_solver_budget *b) {
 
 /* The solver's share of the time so far, in seconds. */
 static inline double sf_solver_budget_allowance(const sf_solver_budget *b) {
-  double now = sf_seconds_now(), share = sf_solver_budget_scale(b) * (double)b->percent / 100.0;
-  if (now - b->last_new > 10) share *= 4;
+  double now = sf_seconds_now(), scale = sf_solver_budget_scale(b);
+  double share = scale * (double)b->percent / 100.0;
+  /* A stall is the solver's chance, unless it has shown it keeps nothing:
+   * then four times its fifth would be most of what it had (on the bundled
+   * libraries, whose corpora stall for minutes, 4% of a long run for no
+   * flip). */
+  if (now - b->last_new > 10 && scale == 1.0) share *= 4;
   return share * (now - b->start);
 }
 

@@ -156,7 +156,7 @@ static void test_learning_within_budget(void **state) {
 /* The share follows the solver's yield: a fifth once 8 attempts or more,
  * or 10 s of its time, kept fewer than one flip in 16 (none: fewer), the
  * whole again when flips are kept; earlier processes' counts (a fork-mode
- * campaign) count alike. */
+ * campaign) count alike. A stall multiplies only the whole share. */
 static void test_share_follows_yield(void **state) {
   (void)state;
   sf_solver_budget b;
@@ -193,6 +193,16 @@ static void test_share_follows_yield(void **state) {
   b.start -= 10;
   sf_solver_budget_past(&b, 0, 0, 12); /* their time alone */
   assert_false(sf_solver_budget_affords(&b, 0.3));
+  /* Coverage stalls (no new entry for 20 s): four times the share while
+   * the solver may pay, but not four times the fifth of one that does not. */
+  sf_solver_budget_init(&b, 10);
+  b.start -= 20;
+  b.last_new -= 20;
+  sf_solver_budget_yield(&b, 7, 0);
+  assert_true(sf_solver_budget_affords(&b, 7)); /* 8 s: 4 x 10% of 20 s */
+  sf_solver_budget_yield(&b, 8, 0);
+  assert_false(sf_solver_budget_affords(&b, 0.5)); /* 0.4 s: a fifth, no more */
+  assert_true(sf_solver_budget_affords(&b, 0.3));
 }
 
 /* An entry the budget could not pay to learn waits, and the server learns
