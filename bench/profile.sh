@@ -3,8 +3,8 @@
 # itself adds, at most 20% of the CPU time), and its executions per second
 # next to the library's own harness.
 #
-#   bench/profile.sh [--seconds S] [--freq HZ] [--known DIR] [--in-process] [--core N]
-#                    [--no-build] [LIB...]
+#   bench/profile.sh [--seconds S] [--own-seconds S] [--freq HZ] [--known DIR] [--in-process]
+#                    [--core N] [--no-build] [LIB...]
 #   (30 s at 199 samples a second; cjson zlib sqlite3 libyaml pcre2)
 #
 # --in-process: one libFuzzer process for the whole run, as OSS-Fuzz runs a
@@ -14,6 +14,9 @@
 # then says when).
 # --core N: the core both fuzzers run on (0; two profiles side by side on
 # two cores, the targets built beforehand: --no-build).
+# --own-seconds S: how long the library's own harness runs for its
+# executions per second (as long as seqfuzz's run unless told; its rate
+# settles within a minute).
 # --freq HZ: perf's sampling rate; a long run at a lower one keeps perf's
 # data (DWARF stacks, 32 KiB a sample) within a few GB.
 #
@@ -51,10 +54,11 @@
 # its statistics report.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-secs=30 freq=199 known="" fork=1 core=0 build=1
+secs=30 own_secs="" freq=199 known="" fork=1 core=0 build=1
 while [ $# -gt 0 ]; do
   case "$1" in
   --seconds) secs=$2; shift 2 ;;
+  --own-seconds) own_secs=$2; shift 2 ;;
   --freq) freq=$2; shift 2 ;;
   --in-process) fork=0; shift ;;
   --core) core=$2; shift 2 ;;
@@ -169,7 +173,7 @@ for lib in "${libs[@]}"; do
   x=$(execs_per_s "$d/log")
   # Executions over the jobs' statistics files, times their mean length.
   len=$(cat "$d"/stats/stats-*.txt 2>/dev/null | grep -o 'mean length [0-9.]*' | awk '{s += $3; n++} END {print n ? s / n : 0}')
-  fuzz "$bindir/${lib}_own" "$bindir/${lib}_own_seed_corpus.zip" "$bindir/${lib}_own.dict" "$d/own" ""
+  secs=${own_secs:-$secs} fuzz "$bindir/${lib}_own" "$bindir/${lib}_own_seed_corpus.zip" "$bindir/${lib}_own.dict" "$d/own" ""
   # In one process, a crash ends the run: say whose, and when (seqfuzz's
   # statistics lines come every 5 s).
   ended=""
