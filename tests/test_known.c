@@ -429,7 +429,8 @@ static void test_cjson_nan_variants(void **state) {
  * cast on any item (`# given:` calls that only make it), and the two
  * string reference bugs: a NULL one met by a patch generator, a root
  * reference replaced by ApplyPatches. A sorted object added to another
- * tree, that tree patched: the patch walks into it (not another tree). */
+ * tree, that tree patched: the patch walks into it (not another tree).
+ * A patch whose "test" sorts the tree, then a change (not an "add"). */
 static void test_cjson_sorted_then_changed(void **state) {
   (void)state;
   const char *tree = "h1 = cJSON_Parse(\"{\\\"b\\\":1,\\\"a\\\":[2]}\"); h2 = cj_item(h1); ";
@@ -447,21 +448,28 @@ static void test_cjson_sorted_then_changed(void **state) {
       "cJSON_AddItemToArray(h4, h3); h5 = cj_item(h4); h6 = cJSONUtils_GenerateMergePatch(h5, h2);",
       "h3 = cJSON_CreateStringReference(\"s\"); cJSONUtils_ApplyPatches(h3, h1);",
       "cJSONUtils_SortObject(h2); h3 = cJSON_CreateObject(); cJSON_AddItemToObject(h3, \"i\", h1); "
-      "h4 = cJSON_Parse(\"{}\"); h5 = cJSONUtils_MergePatch(h3, h4);"};
+      "h4 = cJSON_Parse(\"{}\"); h5 = cJSONUtils_MergePatch(h3, h4);",
+      "h3 = cJSON_Parse(\"[{\\\"op\\\": \\\"test\\\",\\\"path\\\":\\\"\\\",\\\"value\\\":{}}]\"); "
+      "cJSONUtils_ApplyPatches(h1, h3); h4 = cJSON_CreateNull(); cJSON_AddItemToObject(h1, \"k\", "
+      "h4);"};
   for (size_t i = 0; i < sizeof stop / sizeof *stop; i++) {
     snprintf(run, sizeof run, "%s%s", tree, stop[i]);
     assert_true(cjson_stops(run));
   }
-  const char *go_on[] = {"h3 = cJSON_AddNullToObject(h2, \"k\");",
-                         "cJSON_SetNumberHelper(h2, 1.5);",
-                         ("h3 = cJSON_CreateObject(); h4 = cj_item(h3); cJSONUtils_SortObject(h4); "
-                          "h5 = cJSON_AddNullToObject(h2, \"k\");"),
-                         "cJSONUtils_SortObject(h2); cJSON_Print(h2);",
-                         ("cJSONUtils_SortObject(h2); h3 = cJSON_CreateObject(); "
-                          "cJSON_AddItemToObject(h3, \"i\", h1); h4 = cJSON_CreateObject(); "
-                          "h5 = cJSON_Parse(\"{}\"); h6 = cJSONUtils_MergePatch(h4, h5);"),
-                         "h3 = cJSON_CreateStringReference(\"s\"); h4 = cj_item(h3); "
-                         "h5 = cJSONUtils_GeneratePatches(h4, h2);"};
+  const char *go_on[] = {
+      "h3 = cJSON_AddNullToObject(h2, \"k\");",
+      "cJSON_SetNumberHelper(h2, 1.5);",
+      ("h3 = cJSON_CreateObject(); h4 = cj_item(h3); cJSONUtils_SortObject(h4); "
+       "h5 = cJSON_AddNullToObject(h2, \"k\");"),
+      "cJSONUtils_SortObject(h2); cJSON_Print(h2);",
+      ("h3 = cJSON_Parse(\"[{\\\"op\\\":\\\"add\\\",\\\"path\\\":\\\"/t\\\",\\\"value\\\":{}}]\"); "
+       "cJSONUtils_ApplyPatches(h1, h3); h4 = cJSON_CreateNull(); "
+       "cJSON_AddItemToObject(h1, \"k\", h4);"),
+      ("cJSONUtils_SortObject(h2); h3 = cJSON_CreateObject(); "
+       "cJSON_AddItemToObject(h3, \"i\", h1); h4 = cJSON_CreateObject(); "
+       "h5 = cJSON_Parse(\"{}\"); h6 = cJSONUtils_MergePatch(h4, h5);"),
+      "h3 = cJSON_CreateStringReference(\"s\"); h4 = cj_item(h3); "
+      "h5 = cJSONUtils_GeneratePatches(h4, h2);"};
   for (size_t i = 0; i < sizeof go_on / sizeof *go_on; i++) {
     snprintf(run, sizeof run, "%s%s", tree, go_on[i]);
     assert_false(cjson_stops(run));
