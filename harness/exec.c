@@ -14,6 +14,9 @@
 #include "exec_internal.h"
 #include "known.h"
 
+/* The calls of one run in TIMED_EVERY are timed (sf_call_stats.ticks). */
+#define TIMED_EVERY 8
+
 static struct block *block_slot(sf_exec *x, size_t n) {
   return &x->cache[(n * 0x9E3779B97F4A7C15ull) >> 58];
 }
@@ -898,10 +901,13 @@ static bool make_call(sf_exec *x, const sf_seq *s, uint32_t ci, sf_call_outcome 
     uint32_t fi = s->calls[ci].func;
     bool count = x->new_edges && (!x->count_funcs || x->count_funcs[fi]);
     if (count) x->counted_edges += x->new_edges(); /* the calls before's */
-    uint64_t began = sf_ticks_now();
+    /* Timed in one run of TIMED_EVERY, the time counted that many times:
+     * reading the cycle counter around every call cost 0.4% of cJSON's
+     * time, and the weights want only each function's mean. */
+    uint64_t began = x->timed ? sf_ticks_now() : 0;
     ffi_call(&pf->cif, pf->fn, &rv, argp);
     sf_call_stats *cs = &x->call_stats[fi];
-    cs->ticks += sf_ticks_now() - began;
+    if (x->timed) cs->ticks += (sf_ticks_now() - began) * TIMED_EVERY;
     cs->calls++;
     if (count) {
       uint32_t n = x->new_edges();
@@ -1113,6 +1119,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
   sf_life_clear(&x->life);
   x->nkept = x->ngone = 0;
   x->known_finding = false;
+  x->timed = x->runs++ % TIMED_EVERY == 0;
   uint32_t known_stop = UINT32_MAX; /* the call that would complete a known bug */
   if (s->api != x->api) {
     r.status = SF_RUN_INVALID;

@@ -186,7 +186,8 @@ double sf_exec_generic_seconds(sf_exec *x);
  * cost more than the rest of a run and find nothing after its first call). */
 typedef struct sf_call_stats {
   uint64_t calls;       /* calls made */
-  uint64_t ticks;       /* their time, in base/sf_clock.h's ticks (sf_ticks_per_second) */
+  uint64_t ticks;       /* their time, in base/sf_clock.h's ticks (sf_ticks_per_second):
+                         * one run in 8 timed, counted 8 times */
   uint64_t first_edges; /* edges they reached first while edges were counted */
 } sf_call_stats;
 

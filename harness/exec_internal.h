@@ -92,6 +92,8 @@ struct sf_exec {
   sf_mock **mocks;
   uint32_t nmocks, mockcap;    /* used in this run; made so far */
   sf_call_stats *call_stats;   /* per function (sf_exec_call_stats) */
+  uint32_t runs;               /* runs made, for timing one in TIMED_EVERY */
+  bool timed;                  /* this run's calls are timed */
   uint32_t (*new_edges)(void); /* sf_exec_count_edges */
   const bool *count_funcs;
   uint32_t counted_edges;

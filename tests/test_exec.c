@@ -275,6 +275,16 @@ static void test_call_stats(void **state) {
   assert_int_equal(st[sum_fn].first_edges, 4);
   assert_int_equal(sf_exec_counted_edges(f->x), 8);
   sf_exec_count_edges(f->x, NULL, NULL);
+  /* One run in 8 is timed: every call counts, the time of one run's. */
+  int timed = 0;
+  uint64_t calls = st[new_fn].calls;
+  for (int i = 0; i < 8; i++) {
+    uint64_t ticks = st[new_fn].ticks;
+    run_text(f, "h1 = obj_new(1);");
+    timed += st[new_fn].ticks > ticks;
+  }
+  assert_int_equal(timed, 1);
+  assert_int_equal(st[new_fn].calls, calls + 8);
 }
 
 static void test_missing_symbol(void **state) {
