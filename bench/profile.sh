@@ -172,7 +172,9 @@ for lib in "${libs[@]}"; do
           printf "\n" > split_file }' "$d/script" >"$d/row"
   x=$(execs_per_s "$d/log")
   # Executions over the jobs' statistics files, times their mean length.
-  len=$(cat "$d"/stats/stats-*.txt 2>/dev/null | grep -o 'mean length [0-9.]*' | awk '{s += $3; n++} END {print n ? s / n : 0}')
+  # (none when a run in one process crashed within its first 5 s)
+  len=$({ cat "$d"/stats/stats-*.txt 2>/dev/null || true; } | { grep -o 'mean length [0-9.]*' || true; } |
+    awk '{s += $3; n++} END {print n ? s / n : 0}')
   secs=${own_secs:-$secs} fuzz "$bindir/${lib}_own" "$bindir/${lib}_own_seed_corpus.zip" "$bindir/${lib}_own.dict" "$d/own" ""
   # In one process, a crash ends the run: say whose, and when (seqfuzz's
   # statistics lines come every 5 s).

@@ -389,6 +389,19 @@ static void test_pcre2_jit_known_variants(void **state) {
   assert_true(pj_stops("h1 = pj_compile(\"(*LIMIT_DEPTH=1\", PCRE2_UTF, NULL, &_, &_);"));
 }
 
+/* zlib's gzungetc right after an open for reading: any character, any
+ * file, any mode whose last r, w or a is r; not a mode that writes. */
+static void test_zlib_gzungetc_after_open(void **state) {
+  (void)state;
+  assert_true(stops_at_last(ZL_API, ZL_KNOWN, "h1 = gzdopen(\"abc\", \"rb\"); gzungetc(120, h1);"));
+  assert_true(
+      stops_at_last(ZL_API, ZL_KNOWN, "h1 = gzdopen(\"x\", \"te5w@r@q\"); gzungetc(229, h1);"));
+  assert_false(
+      stops_at_last(ZL_API, ZL_KNOWN, "h1 = gzdopen(\"abc\", \"rw\"); gzungetc(120, h1);"));
+  assert_false(
+      stops_at_last(ZL_API, ZL_KNOWN, "h1 = gzdopen(\"abc\", \"r+\"); gzungetc(120, h1);"));
+}
+
 /* zlib-libdeflate's uncompress2 bug: one-shot zlib-format decompressions into
  * no room, of bytes or of a buffer; not with room, a decompressor or another
  * format. */
@@ -578,6 +591,7 @@ int main(void) {
                                      cmocka_unit_test(test_pcre2_limit_variants),
                                      cmocka_unit_test(test_pcre2_newline_overread_variants),
                                      cmocka_unit_test(test_pcre2_jit_known_variants),
+                                     cmocka_unit_test(test_zlib_gzungetc_after_open),
                                      cmocka_unit_test(test_zlib_libdeflate_destlen_0),
                                      cmocka_unit_test(test_cjson_nan_variants),
                                      cmocka_unit_test(test_cjson_sorted_then_changed),
