@@ -390,7 +390,8 @@ static void test_pcre2_jit_known_variants(void **state) {
 }
 
 /* zlib's gzungetc right after an open for reading: any character, any
- * file, any mode whose last r, w or a is r; not a mode that writes. */
+ * file, any mode whose last r, w or a is r; not a mode that writes. Its
+ * gzsetparams on a transparent write. */
 static void test_zlib_gzungetc_after_open(void **state) {
   (void)state;
   assert_true(stops_at_last(ZL_API, ZL_KNOWN, "h1 = gzdopen(\"abc\", \"rb\"); gzungetc(120, h1);"));
@@ -400,6 +401,18 @@ static void test_zlib_gzungetc_after_open(void **state) {
       stops_at_last(ZL_API, ZL_KNOWN, "h1 = gzdopen(\"abc\", \"rw\"); gzungetc(120, h1);"));
   assert_false(
       stops_at_last(ZL_API, ZL_KNOWN, "h1 = gzdopen(\"abc\", \"r+\"); gzungetc(120, h1);"));
+  /* gzsetparams on a file opened for transparent writing: by descriptor or
+   * by path, writes before or not; not without T, nor for reading. */
+  assert_true(stops_at_last(
+      ZL_API, ZL_KNOWN,
+      "h1 = gzdopen(\"x\", \"Tab\"); gzwrite(h1, \"y\"); gzsetparams(h1, 2, Z_FIXED);"));
+  assert_true(stops_at_last(ZL_API, ZL_KNOWN,
+                            "zg_tmp_new(&h1, \"q\"); h2 = zg_gzopen(h1, \"w9T\"); "
+                            "gzsetparams(h2, 1, Z_DEFAULT_STRATEGY);"));
+  assert_false(
+      stops_at_last(ZL_API, ZL_KNOWN, "h1 = gzdopen(\"x\", \"wb\"); gzsetparams(h1, 2, Z_FIXED);"));
+  assert_false(stops_at_last(ZL_API, ZL_KNOWN,
+                             "h1 = gzdopen(\"x\", \"wTr\"); gzsetparams(h1, 2, Z_FIXED);"));
 }
 
 /* zlib-libdeflate's uncompress2 bug: one-shot zlib-format decompressions into
