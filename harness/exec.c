@@ -1120,13 +1120,12 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
   x->nkept = x->ngone = 0;
   x->known_finding = false;
   x->timed = x->runs++ % TIMED_EVERY == 0;
-  uint32_t known_stop = UINT32_MAX; /* the call that would complete a known bug */
+  sf_known_begin_run(x->known);
   if (s->api != x->api) {
     r.status = SF_RUN_INVALID;
     r.stop_call = 0;
     goto out;
   }
-  if (x->known) known_stop = sf_known_first_stop(x->known, s);
   if (x->nptrs < s->nvals) {
     void **p = realloc(x->ptrs, s->nvals * sizeof *p);
     if (!p) {
@@ -1170,7 +1169,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
       if (stop) break;
     }
     if (!stop && f->nrequires && !sf_oracle_requires_hold(x, s, ci)) stop = SF_RUN_PRECONDITION;
-    if (!stop && ci == known_stop) stop = SF_RUN_KNOWN;
+    if (!stop && x->known && sf_known_stops(x->known, s, ci)) stop = SF_RUN_KNOWN;
     if (stop) {
       r.status = stop;
       r.stop_call = ci;

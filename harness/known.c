@@ -899,13 +899,9 @@ bool sf_known_stops(const sf_known *kc, const sf_seq *s, uint32_t ci) {
   return false;
 }
 
-uint32_t sf_known_first_stop(const sf_known *k, const sf_seq *s) {
-  sf_known_begin_run(k);
-  for (uint32_t ci = 0; k && k->n && ci < s->ncalls; ci++)
-    if (sf_known_stops(k, s, ci)) return ci;
-  return UINT32_MAX;
-}
-
 bool sf_known_completes(const sf_known *k, const sf_seq *s) {
-  return sf_known_first_stop(k, s) != UINT32_MAX;
+  sf_known_begin_run(k);
+  for (uint32_t ci = 0; ci < s->ncalls; ci++)
+    if (sf_known_stops(k, s, ci)) return true;
+  return false;
 }

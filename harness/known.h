@@ -94,12 +94,8 @@ void sf_known_begin_run(const sf_known *k);
 /* Would making call ci of s, after calls [0, ci), complete a known bug? The
  * calls of one run are checked in order, after sf_known_begin_run. */
 bool sf_known_stops(const sf_known *k, const sf_seq *s, uint32_t ci);
-/* The first call whose making would complete a known bug, UINT32_MAX if
- * none: the whole sequence checked without running it (it begins a run).
- * The executor asks once before a run, not before each call: between the
- * library's calls the patterns are out of the cache. */
-uint32_t sf_known_first_stop(const sf_known *k, const sf_seq *s);
-/* Would a run of s be stopped, at some call, as completing a known bug? */
+/* Would a run of s be stopped, at some call, as completing a known bug?
+ * (The whole sequence checked without running it; it begins a run.) */
 bool sf_known_completes(const sf_known *k, const sf_seq *s);
 
 #endif
