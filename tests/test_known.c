@@ -391,7 +391,7 @@ static void test_pcre2_jit_known_variants(void **state) {
 
 /* zlib's gzungetc right after an open for reading: any character, any
  * file, any mode whose last r, w or a is r; not a mode that writes. Its
- * gzsetparams on a transparent write. */
+ * gzsetparams on a transparent write, and its seek before a write. */
 static void test_zlib_gzungetc_after_open(void **state) {
   (void)state;
   assert_true(stops_at_last(ZL_API, ZL_KNOWN, "h1 = gzdopen(\"abc\", \"rb\"); gzungetc(120, h1);"));
@@ -413,6 +413,15 @@ static void test_zlib_gzungetc_after_open(void **state) {
       stops_at_last(ZL_API, ZL_KNOWN, "h1 = gzdopen(\"x\", \"wb\"); gzsetparams(h1, 2, Z_FIXED);"));
   assert_false(stops_at_last(ZL_API, ZL_KNOWN,
                              "h1 = gzdopen(\"x\", \"wTr\"); gzsetparams(h1, 2, Z_FIXED);"));
+  /* The gzseek-before-write bug by the repeat check's signature. */
+  sf_api *api = load_api_file(ZL_API);
+  char err[2048] = "";
+  sf_known *k = sf_known_load(api, ZL_KNOWN, err, sizeof err);
+  assert_non_null(k);
+  assert_true(sf_known_signature(k, "nondeterminism in gzoffset [observer]"));
+  assert_false(sf_known_signature(k, "nondeterminism in gztell [observer]"));
+  sf_known_free(k);
+  sf_api_free(api);
 }
 
 /* zlib-libdeflate's uncompress2 bug: one-shot zlib-format decompressions into
