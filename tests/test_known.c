@@ -413,6 +413,10 @@ static void test_zlib_gzungetc_after_open(void **state) {
       stops_at_last(ZL_API, ZL_KNOWN, "h1 = gzdopen(\"x\", \"wb\"); gzsetparams(h1, 2, Z_FIXED);"));
   assert_false(stops_at_last(ZL_API, ZL_KNOWN,
                              "h1 = gzdopen(\"x\", \"wTr\"); gzsetparams(h1, 2, Z_FIXED);"));
+  /* inflateSync after a prime, on any stream; not without one. */
+  assert_true(stops_at_last(ZL_API, ZL_KNOWN,
+                            "h1 = zg_inflate_init(); inflatePrime(h1, 10, 0); inflateSync(h1);"));
+  assert_false(stops_at_last(ZL_API, ZL_KNOWN, "h1 = zg_inflate_init(); inflateSync(h1);"));
   /* The gzseek-before-write bug by the repeat check's signature. */
   sf_api *api = load_api_file(ZL_API);
   char err[2048] = "";
