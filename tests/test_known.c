@@ -428,6 +428,21 @@ static void test_zlib_gzungetc_after_open(void **state) {
   sf_api_free(api);
 }
 
+/* sqlite3's deserialize under a read transaction, a stepped statement's:
+ * any statement, image and schema; not without the step. */
+static void test_sqlite3_deserialize_reading(void **state) {
+  (void)state;
+  assert_true(
+      stops_at_last(SQ_API, SQ_KNOWN,
+                    "h1 = sqlite3_glue_open(false, false); "
+                    "sqlite3_prepare_v3(h1, \"SELECT x FROM v\", 0, &h2, &_); sqlite3_step(h2); "
+                    "sqlite3_glue_deserialize(h1, \"main\", \"SQLite format 3\", true, false);"));
+  assert_false(stops_at_last(SQ_API, SQ_KNOWN,
+                             "h1 = sqlite3_glue_open(false, false); "
+                             "sqlite3_prepare_v2(h1, \"SELECT x FROM v\", &h2, &_); "
+                             "sqlite3_glue_deserialize(h1, \"main\", \"\", true, false);"));
+}
+
 /* zlib-libdeflate's uncompress2 bug: one-shot zlib-format decompressions into
  * no room, of bytes or of a buffer; not with room, a decompressor or another
  * format. */
@@ -618,6 +633,7 @@ int main(void) {
                                      cmocka_unit_test(test_pcre2_newline_overread_variants),
                                      cmocka_unit_test(test_pcre2_jit_known_variants),
                                      cmocka_unit_test(test_zlib_gzungetc_after_open),
+                                     cmocka_unit_test(test_sqlite3_deserialize_reading),
                                      cmocka_unit_test(test_zlib_libdeflate_destlen_0),
                                      cmocka_unit_test(test_cjson_nan_variants),
                                      cmocka_unit_test(test_cjson_sorted_then_changed),
