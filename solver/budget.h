@@ -14,11 +14,11 @@
  * spent 10 s of CPU time (learning, on a large corpus, can take all of it
  * before a single attempt), and fewer than one attempt in 16 gave a flip
  * the engine kept (none at all: fewer), it gets a fifth of it, stall or
- * not. On the
- * bundled real libraries it kept no flip in any measured run, at 5-6% of
- * the time; on a library whose guards it flips it keeps its share. In fork
- * mode the counts are the campaign's (harness/campaign.h): each short job
- * would otherwise start at the full share and spend it learning. */
+ * not. On the bundled real libraries it kept no flip in any measured run,
+ * at 5-6% of the time; on a library whose guards it flips it keeps its
+ * share. In fork mode the counts are the campaign's (harness/campaign.h):
+ * each short job would otherwise start at the full share and spend it
+ * learning. */
 #ifndef SF_SOLVER_BUDGET_H
 #define SF_SOLVER_BUDGET_H
 
