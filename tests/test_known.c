@@ -417,6 +417,31 @@ static void test_zlib_gzungetc_after_open(void **state) {
   assert_true(stops_at_last(ZL_API, ZL_KNOWN,
                             "h1 = zg_inflate_init(); inflatePrime(h1, 10, 0); inflateSync(h1);"));
   assert_false(stops_at_last(ZL_API, ZL_KNOWN, "h1 = zg_inflate_init(); inflateSync(h1);"));
+  /* gzflush's endless loop: a buffer of 0 to 5 bytes on a file open for
+   * compressed writing, a sync or full flush; by descriptor or by path. Not
+   * a buffer of 6, not transparent, not reading, not Z_FINISH. */
+  assert_true(stops_at_last(ZL_API, ZL_KNOWN,
+                            "h1 = gzdopen(\"\", \"wb\"); gzbuffer(h1, 0); gzwrite(h1, \"hello\"); "
+                            "gzflush(h1, GZ_SYNC_FLUSH);"));
+  assert_true(stops_at_last(ZL_API, ZL_KNOWN,
+                            "h1 = gzdopen(\"x\", \"a9\"); gzbuffer(h1, 5); "
+                            "gzflush(h1, GZ_FULL_FLUSH);"));
+  assert_true(stops_at_last(ZL_API, ZL_KNOWN,
+                            "zg_tmp_new(&h1, \"q\"); h2 = zg_gzopen(h1, \"rw\"); gzbuffer(h2, 3); "
+                            "gzflush(h2, GZ_FULL_FLUSH);"));
+  assert_true(stops_at_last(ZL_API, ZL_KNOWN,
+                            "zg_tmp_new(&h1, \"q\"); h2 = zg_gzopen(h1, \"w\"); gzbuffer(h2, 4); "
+                            "gzflush(h2, GZ_SYNC_FLUSH);"));
+  assert_false(
+      stops_at_last(ZL_API, ZL_KNOWN,
+                    "h1 = gzdopen(\"\", \"wb\"); gzbuffer(h1, 6); gzflush(h1, GZ_SYNC_FLUSH);"));
+  assert_false(
+      stops_at_last(ZL_API, ZL_KNOWN,
+                    "h1 = gzdopen(\"\", \"wT\"); gzbuffer(h1, 2); gzflush(h1, GZ_SYNC_FLUSH);"));
+  assert_false(stops_at_last(
+      ZL_API, ZL_KNOWN, "h1 = gzdopen(\"\", \"r\"); gzbuffer(h1, 2); gzflush(h1, GZ_SYNC_FLUSH);"));
+  assert_false(stops_at_last(
+      ZL_API, ZL_KNOWN, "h1 = gzdopen(\"\", \"wb\"); gzbuffer(h1, 2); gzflush(h1, GZ_FINISH);"));
   /* The gzseek-before-write bug by the repeat check's signature. */
   sf_api *api = load_api_file(ZL_API);
   char err[2048] = "";
