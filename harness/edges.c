@@ -38,7 +38,10 @@ void sf_edges_clear(void) {
     memset(tables[t].start, 0, tables[t].len);
 }
 
-uint32_t sf_edges_new(void) {
+/* Edges the counters show that no sf_edges_new() counted: all of them,
+ * counted as seen from now on (mark), or only whether there is one (!mark:
+ * 1 or 0, the counters only read). */
+static uint32_t unseen_edges(bool mark) {
   uint32_t n = 0;
   for (uint32_t t = 0; t < ntables; t++) {
     const struct table *tb = &tables[t];
@@ -54,12 +57,22 @@ uint32_t sf_edges_new(void) {
         }
       }
       if (!tb->start[i] || (tb->seen[i / 8] & (1u << (i % 8)))) continue;
+      if (!mark) return 1;
       tb->seen[i / 8] |= (uint8_t)(1u << (i % 8));
       n++;
     }
   }
+  return n;
+}
+
+uint32_t sf_edges_new(void) {
+  uint32_t n = unseen_edges(true);
   nseen += n;
   return n;
+}
+
+bool sf_edges_any_new(void) {
+  return unseen_edges(false) != 0;
 }
 
 uint32_t sf_edges_seen(void) {

@@ -26,6 +26,10 @@ void sf_edges_clear(void);
 /* How many edges the counters show reached that no earlier call of this
  * function counted; they count as seen from now on. */
 uint32_t sf_edges_new(void);
+/* Do the counters show an edge that sf_edges_new() never counted? They are
+ * only read (nothing counts as seen): the harness asks at the end of one of
+ * the engine's runs, before the engine reads them. */
+bool sf_edges_any_new(void);
 /* How many edges sf_edges_new() has counted so far (for statistics). */
 uint32_t sf_edges_seen(void);
 

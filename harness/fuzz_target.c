@@ -436,7 +436,8 @@ static void print_stats(FILE *out) {
   double cand = s.candidates ? (double)s.candidates : 1;
   fprintf(out,
           "seqfuzz: execs %llu (illegal %.1f%%, foreign %.1f%%) | mutations %llu: pruned illegal "
-          "%.1f%%, equivalent %.1f%% | pool %llu, states %llu, probes %llu (checked %llu), "
+          "%.1f%%, equivalent %.1f%% | pool %llu, states %llu, probes %llu (checked %llu, smaller "
+          "copies not probed %llu), "
           "answer trials %llu, option trials %llu, edges %u | mean length %.1f (cap %u) | inputs "
           "decoded %llu of %llu\n",
           (unsigned long long)G.execs, 100.0 * (double)G.illegal / (double)(G.execs ? G.execs : 1),
@@ -444,8 +445,8 @@ static void print_stats(FILE *out) {
           (unsigned long long)s.mutations, 100.0 * (double)s.pruned_illegal / cand,
           100.0 * (double)s.pruned_equiv / cand, (unsigned long long)s.pool_size,
           (unsigned long long)s.states_seen, (unsigned long long)s.probes,
-          (unsigned long long)G.checked, (unsigned long long)s.answer_trials,
-          (unsigned long long)s.option_trials, sf_edges_seen(),
+          (unsigned long long)G.checked, (unsigned long long)s.copies_unprobed,
+          (unsigned long long)s.answer_trials, (unsigned long long)s.option_trials, sf_edges_seen(),
           s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0, s.length_cap,
           (unsigned long long)(s.loads - s.loads_cached), (unsigned long long)s.loads);
   /* Which mutations made corpus entries that reached new code (the
@@ -757,6 +758,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sf_run_result r;
     sf_feedback_replay(G.exec, seq, hash, &G.local, NULL, &r);
     legal = sf_run_legal(&r);
+    /* A smaller output that reached no new edge, if the engine keeps it,
+     * is a smaller copy of an entry, not worth a probe (mutate.h). The
+     * counters are read before the engine reads them, on those runs only. */
+    if (sf_edges_available() && sf_mutator_is_smaller_output(G.mut, hash))
+      G.local.new_edges = sf_edges_any_new();
     sf_mutator_note_run(G.mut, &G.local);
   }
   if (legal) return 0;

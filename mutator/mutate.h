@@ -95,8 +95,10 @@ typedef struct sf_mutator_stats {
   uint64_t pruned_equiv;   /* candidates dropped as already emitted */
   uint64_t calls_emitted;  /* total length of the outputs, in calls */
   uint64_t probes;         /* inputs run by the runner to learn their states */
-  uint64_t answer_trials;  /* outputs where a mock's answer became what it was compared with */
-  uint64_t option_trials;  /* outputs of a new entry with some of its flags turned */
+  /* Smaller copies of entries met, not probed (their run's legality taken). */
+  uint64_t copies_unprobed;
+  uint64_t answer_trials; /* outputs where a mock's answer became what it was compared with */
+  uint64_t option_trials; /* outputs of a new entry with some of its flags turned */
   uint64_t pool_size, states_seen;
   uint64_t contract_outputs;    /* outputs made by the stateful testing stage */
   uint64_t loads, loads_cached; /* inputs interpreted; of them, copies of a decoded one kept */
@@ -113,7 +115,9 @@ void sf_mutator_free(sf_mutator *m);
 /* In-process engines (libFuzzer): a function that executes an input and
  * fills its run record, observers included. The mutator calls it once for
  * each input it meets that is neither in the pool nor its own last output:
- * that is how corpus entries enter the pool, at one extra run each.
+ * that is how corpus entries enter the pool, at one extra run each. Not
+ * for a smaller copy (sf_mutator_note_run): it enters the pool with its
+ * run's legality alone.
  * own_output: the input is one of the mutator's recent outputs (not an
  * entry the engine loaded): the new edges it reaches are the campaign's new
  * code, worth crediting to the functions whose calls reach them
@@ -131,8 +135,13 @@ void sf_mutator_set_byte_mutator(sf_mutator *m, sf_byte_mutator fn);
 
 /* The record of the run that just happened (may omit value states): used
  * when that input comes back to be mutated (libFuzzer stacks mutations on
- * its last output). */
+ * its last output). If it is a recent output smaller than its input and
+ * its record says it reached no new edge (new_edges 0), its legality is
+ * kept: met again, it is a smaller copy of an entry and is not probed. */
 void sf_mutator_note_run(sf_mutator *m, const sf_feedback *fb);
+/* Is hash a recent output smaller than its input? (For such a run the
+ * harness tells in its record whether it reached new edges.) */
+bool sf_mutator_is_smaller_output(const sf_mutator *m, uint64_t hash);
 
 /* What the calls of each function cost and found so far (api->nfuncs
  * entries, cumulative: the executor's sf_exec_call_stats; ticks_per_second

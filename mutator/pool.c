@@ -101,8 +101,7 @@ static bool reserve_entry(sf_pool_entry *e, size_t size, uint32_t nvals) {
   return true;
 }
 
-const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
-                                 const sf_feedback *fb) {
+static sf_pool_entry *add(sf_pool *p, const uint8_t *data, size_t size, const sf_feedback *fb) {
   uint64_t h = sf_feedback_input_hash(data, size);
   if (!sf_feedback_valid(fb, h)) fb = NULL;
   sf_pool_entry *e = find(p, h);
@@ -141,6 +140,21 @@ const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
     e->reusable[v] = !p->equivalence || st == 0 || sf_hashset_insert(p->states, st);
   }
   if (!indexed) index_insert(p, h, (size_t)(e - p->entries));
+  return e;
+}
+
+const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
+                                 const sf_feedback *fb) {
+  return add(p, data, size, fb);
+}
+
+const sf_pool_entry *sf_pool_add_legal(sf_pool *p, const uint8_t *data, size_t size,
+                                       uint32_t legal_calls, bool fails_last) {
+  sf_pool_entry *e = add(p, data, size, NULL);
+  if (e && e->legal_calls == SF_LEGAL_UNKNOWN) {
+    e->legal_calls = legal_calls;
+    e->fails_last = fails_last;
+  }
   return e;
 }
 

@@ -49,6 +49,12 @@ void sf_pool_free(sf_pool *p);
 const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
                                  const sf_feedback *fb);
 
+/* Add input bytes known only by the legality of their run (no states: each
+ * of their values is reusable). Returns the entry (an existing one as it
+ * is), NULL on OOM. */
+const sf_pool_entry *sf_pool_add_legal(sf_pool *p, const uint8_t *data, size_t size,
+                                       uint32_t legal_calls, bool fails_last);
+
 /* The entry of the input with this hash (sf_feedback_input_hash), or NULL. */
 const sf_pool_entry *sf_pool_find(const sf_pool *p, uint64_t hash);
 

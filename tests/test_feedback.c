@@ -153,9 +153,14 @@ static void test_new_edges(void **state) {
     assert_int_equal(module_a[i], 0);
   assert_int_equal(module_b[1], 0);
   module_a[9] = 1; /* seen before */
+  assert_false(sf_edges_any_new());
   module_a[10] = 1;
   module_b[2] = 7;
+  /* Asked only: nothing counts as seen. */
+  assert_true(sf_edges_any_new());
+  assert_true(sf_edges_any_new());
   assert_int_equal(sf_edges_new(), 2);
+  assert_false(sf_edges_any_new());
   assert_int_equal(sf_edges_seen(), 6);
 }
 

@@ -1511,6 +1511,85 @@ static void test_new_entries_tried_under_other_options(void **state) {
   sf_api_free(api);
 }
 
+/* The mutator's runner in these tests: counts its probes and says every
+ * call of the input ran legally. */
+static int probes_run;
+static void counting_runner(void *ctx, const uint8_t *data, size_t size, bool own_output,
+                            sf_feedback *fb) {
+  (void)ctx;
+  (void)own_output;
+  probes_run++;
+  memset(fb, 0, offsetof(sf_feedback, state));
+  fb->version = SF_FB_VERSION;
+  fb->input_hash = sf_feedback_input_hash(data, size);
+  fb->ncalls = fb->stop_call = 64;
+  fb->magic = SF_FB_MAGIC;
+}
+
+/* An output smaller than its input, met again as an entry after the
+ * engine ran it and reached no new edge (libFuzzer's smaller copy of an
+ * entry), is not probed: the pool takes the legality of its run. A smaller
+ * one whose run reached new edges, an output that did not shrink, and a
+ * smaller input the engine never ran are probed. */
+static void test_smaller_copies_not_probed(void **state) {
+  (void)state;
+  sf_buf in = {0}, found[3] = {{0}}; /* smaller, smaller with new edges, other */
+  encode_text(base_text, &in);
+  uint8_t out[4096];
+  uint64_t pruned_at_load[2];
+  for (uint32_t stop = 0; stop < 2; stop++) {
+    sf_mutator *m = sf_mutator_new(demo, NULL);
+    sf_mutator_set_runner(m, counting_runner, NULL);
+    probes_run = 0;
+    size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, 1);
+    assert_int_equal(probes_run, 1); /* in, met first */
+    for (int k = 0; k < 3; k++)
+      sf_buf_reset(&found[k]);
+    for (uint64_t seed = 2; seed < 400 && !(found[0].len && found[1].len && found[2].len); seed++) {
+      n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+      if (!n) continue;
+      assert_true(sf_mutator_is_smaller_output(m, sf_feedback_input_hash(out, n)) == (n < in.len));
+      sf_buf *b = n >= in.len ? &found[2] : found[0].len ? &found[1] : &found[0];
+      if (b->len) continue;
+      sf_buf_append(b, out, n);
+      sf_feedback fb;
+      fake_feedback(&fb, b, 64, stop ? 64 : 0, 0, NULL);
+      fb.status = stop ? SF_RUN_OK : SF_RUN_NULL_HANDLE;
+      fb.new_edges = b == &found[1];
+      sf_mutator_note_run(m, &fb); /* the engine ran it */
+    }
+    assert_true(found[0].len && found[1].len && found[2].len);
+    sf_feedback last; /* the engine's last run: not one of the three */
+    fake_feedback(&last, &in, 64, 64, 0, NULL);
+    sf_mutator_note_run(m, &last);
+    sf_mutator_stats before, after;
+    sf_mutator_get_stats(m, &before);
+    sf_mutator_mutate(m, found[0].data, found[0].len, out, sizeof out, 500);
+    sf_mutator_get_stats(m, &after);
+    assert_int_equal(probes_run, 1);
+    assert_int_equal(after.copies_unprobed, 1);
+    /* Its run said no call was legal (stop 0): the copy is cut to nothing
+     * as it is loaded, which counts as one pruning. */
+    pruned_at_load[stop] = after.pruned_illegal - before.pruned_illegal;
+    sf_mutator_mutate(m, found[1].data, found[1].len, out, sizeof out, 501);
+    assert_int_equal(probes_run, 2);
+    sf_mutator_mutate(m, found[2].data, found[2].len, out, sizeof out, 502);
+    assert_int_equal(probes_run, 3);
+    in.len--; /* a smaller input the engine never ran */
+    sf_mutator_mutate(m, in.data, in.len, out, sizeof out, 503);
+    in.len++;
+    assert_int_equal(probes_run, 4);
+    sf_mutator_get_stats(m, &after);
+    assert_int_equal(after.copies_unprobed, 1);
+    assert_int_equal(after.probes, 4);
+    sf_mutator_free(m);
+  }
+  assert_true(pruned_at_load[0] > pruned_at_load[1]);
+  sf_buf_free(&in);
+  for (int k = 0; k < 3; k++)
+    sf_buf_free(&found[k]);
+}
+
 int main(void) {
   demo = load_api_file(DEMO_API);
   const struct CMUnitTest tests[] = {
@@ -1541,6 +1620,7 @@ int main(void) {
       cmocka_unit_test(test_insertions_by_finds),
       cmocka_unit_test(test_flags_turned),
       cmocka_unit_test(test_new_entries_tried_under_other_options),
+      cmocka_unit_test(test_smaller_copies_not_probed),
       cmocka_unit_test(test_length_control),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
