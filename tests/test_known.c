@@ -468,6 +468,33 @@ static void test_sqlite3_deserialize_reading(void **state) {
                              "sqlite3_glue_deserialize(h1, \"main\", \"\", true, false);"));
 }
 
+/* sqlite3_str's empty allocated buffer: an append of nothing (by any of the
+ * four ways) to a new string, of any database or none, then any appendf;
+ * not an appendf of nothing, an append of something, nor after a reset. */
+static void test_sqlite3_str_empty_buffer(void **state) {
+  (void)state;
+  static const char *const armed[] = {
+      "h1 = sqlite3_str_new(NULL); sqlite3_str_append(h1, \"\"); sqlite3_str_appendf(h1, \"n\");",
+      "h0 = sqlite3_glue_open(false, false); h1 = sqlite3_str_new(h0); "
+      "sqlite3_glue_str_appendf_z(h1, \"\"); sqlite3_glue_str_appendf_z(h1, \"y\");",
+      "h1 = sqlite3_str_new(NULL); sqlite3_str_appendall(h1, \"\"); sqlite3_str_appendf(h1, "
+      "\"a\");",
+      "h1 = sqlite3_str_new(NULL); sqlite3_str_appendchar(h1, 0, 65); "
+      "sqlite3_str_length(h1); sqlite3_glue_str_appendf_z(h1, \"abc\");"};
+  for (size_t i = 0; i < sizeof armed / sizeof *armed; i++)
+    assert_true(stops_at_last(SQ_API, SQ_KNOWN, armed[i]));
+  static const char *const safe[] = {
+      "h1 = sqlite3_str_new(NULL); sqlite3_str_appendf(h1, \"\"); sqlite3_str_appendf(h1, \"a\");",
+      "h1 = sqlite3_str_new(NULL); sqlite3_str_append(h1, \"abc\"); sqlite3_str_appendf(h1, "
+      "\"a\");",
+      "h1 = sqlite3_str_new(NULL); sqlite3_str_appendchar(h1, 3, 65); sqlite3_str_appendf(h1, "
+      "\"a\");",
+      "h1 = sqlite3_str_new(NULL); sqlite3_glue_str_appendf_z(h1, \"x\"); "
+      "sqlite3_str_appendf(h1, \"a\");"};
+  for (size_t i = 0; i < sizeof safe / sizeof *safe; i++)
+    assert_false(stops_at_last(SQ_API, SQ_KNOWN, safe[i]));
+}
+
 /* zlib-libdeflate's uncompress2 bug: one-shot zlib-format decompressions into
  * no room, of bytes or of a buffer; not with room, a decompressor or another
  * format. */
@@ -659,6 +686,7 @@ int main(void) {
                                      cmocka_unit_test(test_pcre2_jit_known_variants),
                                      cmocka_unit_test(test_zlib_gzungetc_after_open),
                                      cmocka_unit_test(test_sqlite3_deserialize_reading),
+                                     cmocka_unit_test(test_sqlite3_str_empty_buffer),
                                      cmocka_unit_test(test_zlib_libdeflate_destlen_0),
                                      cmocka_unit_test(test_cjson_nan_variants),
                                      cmocka_unit_test(test_cjson_sorted_then_changed),
