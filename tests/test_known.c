@@ -417,6 +417,15 @@ static void test_zlib_gzungetc_after_open(void **state) {
   assert_true(stops_at_last(ZL_API, ZL_KNOWN,
                             "h1 = zg_inflate_init(); inflatePrime(h1, 10, 0); inflateSync(h1);"));
   assert_false(stops_at_last(ZL_API, ZL_KNOWN, "h1 = zg_inflate_init(); inflateSync(h1);"));
+  /* A prime of no bits after an inflate, which can leave 32 bits in the
+   * buffer; not a prime of some bits. */
+  assert_true(stops_at_last(ZL_API, ZL_KNOWN,
+                            "h1 = zg_inflate_init2(IW_RAW_15, x\"\", x\"\"); "
+                            "zg_inflate_input(h1, \"aaaa\"); inflate(h1, INF_NO_FLUSH); "
+                            "inflatePrime(h1, 0, 7);"));
+  assert_false(stops_at_last(ZL_API, ZL_KNOWN,
+                             "h1 = zg_inflate_init(); zg_inflate_input(h1, \"aaaa\"); "
+                             "inflate(h1, INF_NO_FLUSH); inflatePrime(h1, 1, 0);"));
   /* gzflush's endless loop: a buffer of 0 to 5 bytes on a file open for
    * compressed writing, a sync or full flush; by descriptor or by path. Not
    * a buffer of 6, not transparent, not reading, not Z_FINISH. */
