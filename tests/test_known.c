@@ -502,6 +502,15 @@ static void test_sqlite3_str_empty_buffer(void **state) {
       "sqlite3_str_appendf(h1, \"a\");"};
   for (size_t i = 0; i < sizeof safe / sizeof *safe; i++)
     assert_false(stops_at_last(SQ_API, SQ_KNOWN, safe[i]));
+  /* Modules dropped after an fts5 table was made; not after another
+   * table. */
+  assert_true(stops_at_last(SQ_API, SQ_KNOWN,
+                            "h1 = sqlite3_glue_open(true, false); sqlite3_exec(h1, \"create "
+                            "virtual table t using\\tFTS5(x); select 1\", x\"\"); "
+                            "sqlite3_glue_drop_modules(h1, \"rtree\");"));
+  assert_false(stops_at_last(SQ_API, SQ_KNOWN,
+                             "h1 = sqlite3_glue_open(false, false); sqlite3_exec(h1, \"CREATE "
+                             "TABLE t(fts5)\", x\"\"); sqlite3_glue_drop_modules(h1, NULL);"));
 }
 
 /* zlib-libdeflate's uncompress2 bug: one-shot zlib-format decompressions into
