@@ -502,6 +502,19 @@ static void test_sqlite3_str_empty_buffer(void **state) {
       "sqlite3_str_appendf(h1, \"a\");"};
   for (size_t i = 0; i < sizeof safe / sizeof *safe; i++)
     assert_false(stops_at_last(SQ_API, SQ_KNOWN, safe[i]));
+  /* A deserialize of a backup's source schema; not of another schema, nor
+   * without a backup. */
+  assert_true(stops_at_last(SQ_API, SQ_KNOWN,
+                            "h1 = sqlite3_glue_open(false, true); h2 = sqlite3_glue_open(true, "
+                            "false); h3 = sqlite3_backup_init(h2, \"temp\", h1, \"aux\"); "
+                            "sqlite3_glue_deserialize(h1, \"aux\", \"x\", true, true);"));
+  assert_false(stops_at_last(SQ_API, SQ_KNOWN,
+                             "h1 = sqlite3_glue_open(false, true); h2 = sqlite3_glue_open(true, "
+                             "false); h3 = sqlite3_backup_init(h2, \"main\", h1, \"main\"); "
+                             "sqlite3_glue_deserialize(h1, \"aux\", \"x\", true, true);"));
+  assert_false(stops_at_last(SQ_API, SQ_KNOWN,
+                             "h1 = sqlite3_glue_open(false, true); "
+                             "sqlite3_glue_deserialize(h1, \"main\", \"x\", true, true);"));
   /* Modules dropped after an fts5 table was made; not after another
    * table. */
   assert_true(stops_at_last(SQ_API, SQ_KNOWN,
