@@ -502,6 +502,18 @@ static void test_sqlite3_str_empty_buffer(void **state) {
       "sqlite3_str_appendf(h1, \"a\");"};
   for (size_t i = 0; i < sizeof safe / sizeof *safe; i++)
     assert_false(stops_at_last(SQ_API, SQ_KNOWN, safe[i]));
+  /* Profile tracing ended under a stepped statement, whichever prepare
+   * made it before or after the trace began; not an unstepped one. */
+  assert_true(
+      stops_at_last(SQ_API, SQ_KNOWN,
+                    "h1 = sqlite3_glue_open(false, false); sqlite3_prepare_v3(h1, \"SELECT "
+                    "2\", 0, &h2, &_); sqlite3_trace_v2(h1, SQLITE_TRACE_PROFILE, x\"62\"); "
+                    "sqlite3_step(h2); sqlite3_trace_v2(h1, 0, x\"\");"));
+  assert_false(
+      stops_at_last(SQ_API, SQ_KNOWN,
+                    "h1 = sqlite3_glue_open(false, false); sqlite3_prepare_v3(h1, \"SELECT "
+                    "2\", 0, &h2, &_); sqlite3_trace_v2(h1, SQLITE_TRACE_PROFILE, x\"62\"); "
+                    "sqlite3_trace_v2(h1, 0, x\"\");"));
   /* A deserialize of a backup's source schema; not of another schema, nor
    * without a backup. */
   assert_true(stops_at_last(SQ_API, SQ_KNOWN,
