@@ -502,6 +502,15 @@ static void test_sqlite3_str_empty_buffer(void **state) {
       "sqlite3_str_appendf(h1, \"a\");"};
   for (size_t i = 0; i < sizeof safe / sizeof *safe; i++)
     assert_false(stops_at_last(SQ_API, SQ_KNOWN, safe[i]));
+  /* A deserialize of the schema an open blob reads; not of another one. */
+  assert_true(stops_at_last(SQ_API, SQ_KNOWN,
+                            "h1 = sqlite3_glue_open(false, false); sqlite3_blob_open(h1, \"aux\", "
+                            "\"t\", \"c\", 3, 1, &h2); sqlite3_blob_bytes(h2); "
+                            "sqlite3_glue_deserialize(h1, \"aux\", \"\", false, true);"));
+  assert_false(stops_at_last(SQ_API, SQ_KNOWN,
+                             "h1 = sqlite3_glue_open(false, false); sqlite3_blob_open(h1, \"aux\", "
+                             "\"t\", \"c\", 3, 1, &h2); "
+                             "sqlite3_glue_deserialize(h1, \"main\", \"\", false, true);"));
   /* Profile tracing ended under a stepped statement, whichever prepare
    * made it before or after the trace began; not an unstepped one. */
   assert_true(
