@@ -502,6 +502,15 @@ static void test_sqlite3_str_empty_buffer(void **state) {
       "sqlite3_str_appendf(h1, \"a\");"};
   for (size_t i = 0; i < sizeof safe / sizeof *safe; i++)
     assert_false(stops_at_last(SQ_API, SQ_KNOWN, safe[i]));
+  /* A close, which fails, of a connection with an fts5 table and a
+   * prepared statement; not without the statement. */
+  assert_true(stops_at_last(SQ_API, SQ_KNOWN,
+                            "h1 = sqlite3_glue_open(false, false); sqlite3_exec(h1, \"create "
+                            "virtual table t using fts5(x)\", x\"\"); sqlite3_prepare(h1, "
+                            "\"select 1\", &h2, &_); sqlite3_close(h1);"));
+  assert_false(stops_at_last(SQ_API, SQ_KNOWN,
+                             "h1 = sqlite3_glue_open(false, false); sqlite3_exec(h1, \"create "
+                             "virtual table t using fts5(x)\", x\"\"); sqlite3_close(h1);"));
   /* A deserialize of the schema an open blob reads; not of another one. */
   assert_true(stops_at_last(SQ_API, SQ_KNOWN,
                             "h1 = sqlite3_glue_open(false, false); sqlite3_blob_open(h1, \"aux\", "
