@@ -511,6 +511,20 @@ static void test_sqlite3_str_empty_buffer(void **state) {
   assert_false(stops_at_last(SQ_API, SQ_KNOWN,
                              "h1 = sqlite3_glue_open(false, false); sqlite3_exec(h1, \"create "
                              "virtual table t using fts5(x)\", x\"\"); sqlite3_close(h1);"));
+  /* A function redefined under an active statement and a heap limit; not
+   * without the statement stepped. */
+  assert_true(stops_at_last(SQ_API, SQ_KNOWN,
+                            "h1 = sqlite3_glue_open(false, false); "
+                            "sqlite3_glue_create_function(h1, \"g\", 1, 0, true); "
+                            "sqlite3_prepare_v3(h1, \"SELECT 2\", 0, &h2, &_); sqlite3_step(h2); "
+                            "sqlite3_hard_heap_limit64(4096); "
+                            "sqlite3_glue_create_function(h1, \"g\", 1, 0, false);"));
+  assert_false(stops_at_last(SQ_API, SQ_KNOWN,
+                             "h1 = sqlite3_glue_open(false, false); "
+                             "sqlite3_glue_create_function(h1, \"g\", 1, 0, true); "
+                             "sqlite3_prepare_v3(h1, \"SELECT 2\", 0, &h2, &_); "
+                             "sqlite3_hard_heap_limit64(4096); "
+                             "sqlite3_glue_create_function(h1, \"g\", 1, 0, false);"));
   /* A deserialize of the schema an open blob reads; not of another one. */
   assert_true(stops_at_last(SQ_API, SQ_KNOWN,
                             "h1 = sqlite3_glue_open(false, false); sqlite3_blob_open(h1, \"aux\", "
