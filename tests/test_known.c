@@ -195,6 +195,15 @@ static bool stops_at_last(const char *api_path, const char *known_dir, const cha
   return last;
 }
 
+/* Each of texts[0..n) stops at its last call (want) or runs on (!want). */
+static void check_each(const char *api_path, const char *known_dir, const char *const *texts,
+                       size_t n, bool want) {
+  for (size_t i = 0; i < n; i++)
+    assert_true(stops_at_last(api_path, known_dir, texts[i]) == want);
+}
+#define CHECK_EACH(api, known, texts, want)                                                        \
+  check_each(api, known, texts, sizeof texts / sizeof *texts, want)
+
 /* Does bench/known-patterns/pcre2 stop a compile of `pattern` (under
  * `options`, with a compile context or none) at that call? */
 static bool pcre2_stops(const char *pattern, const char *options, bool context) {
@@ -429,28 +438,21 @@ static void test_zlib_gzungetc_after_open(void **state) {
   /* gzflush's endless loop: a buffer of 0 to 5 bytes on a file open for
    * compressed writing, a sync or full flush; by descriptor or by path. Not
    * a buffer of 6, not transparent, not reading, not Z_FINISH. */
-  assert_true(stops_at_last(ZL_API, ZL_KNOWN,
-                            "h1 = gzdopen(\"\", \"wb\"); gzbuffer(h1, 0); gzwrite(h1, \"hello\"); "
-                            "gzflush(h1, GZ_SYNC_FLUSH);"));
-  assert_true(stops_at_last(ZL_API, ZL_KNOWN,
-                            "h1 = gzdopen(\"x\", \"a9\"); gzbuffer(h1, 5); "
-                            "gzflush(h1, GZ_FULL_FLUSH);"));
-  assert_true(stops_at_last(ZL_API, ZL_KNOWN,
-                            "zg_tmp_new(&h1, \"q\"); h2 = zg_gzopen(h1, \"rw\"); gzbuffer(h2, 3); "
-                            "gzflush(h2, GZ_FULL_FLUSH);"));
-  assert_true(stops_at_last(ZL_API, ZL_KNOWN,
-                            "zg_tmp_new(&h1, \"q\"); h2 = zg_gzopen(h1, \"w\"); gzbuffer(h2, 4); "
-                            "gzflush(h2, GZ_SYNC_FLUSH);"));
-  assert_false(
-      stops_at_last(ZL_API, ZL_KNOWN,
-                    "h1 = gzdopen(\"\", \"wb\"); gzbuffer(h1, 6); gzflush(h1, GZ_SYNC_FLUSH);"));
-  assert_false(
-      stops_at_last(ZL_API, ZL_KNOWN,
-                    "h1 = gzdopen(\"\", \"wT\"); gzbuffer(h1, 2); gzflush(h1, GZ_SYNC_FLUSH);"));
-  assert_false(stops_at_last(
-      ZL_API, ZL_KNOWN, "h1 = gzdopen(\"\", \"r\"); gzbuffer(h1, 2); gzflush(h1, GZ_SYNC_FLUSH);"));
-  assert_false(stops_at_last(
-      ZL_API, ZL_KNOWN, "h1 = gzdopen(\"\", \"wb\"); gzbuffer(h1, 2); gzflush(h1, GZ_FINISH);"));
+  static const char *const hangs[] = {
+      "h1 = gzdopen(\"\", \"wb\"); gzbuffer(h1, 0); gzwrite(h1, \"hi\"); gzflush(h1, "
+      "GZ_SYNC_FLUSH);",
+      "h1 = gzdopen(\"x\", \"a9\"); gzbuffer(h1, 5); gzflush(h1, GZ_FULL_FLUSH);",
+      "zg_tmp_new(&h1, \"q\"); h2 = zg_gzopen(h1, \"rw\"); gzbuffer(h2, 3); gzflush(h2, "
+      "GZ_FULL_FLUSH);",
+      "zg_tmp_new(&h1, \"q\"); h2 = zg_gzopen(h1, \"w\"); gzbuffer(h2, 4); gzflush(h2, "
+      "GZ_SYNC_FLUSH);"};
+  CHECK_EACH(ZL_API, ZL_KNOWN, hangs, true);
+  static const char *const returns[] = {
+      "h1 = gzdopen(\"\", \"wb\"); gzbuffer(h1, 6); gzflush(h1, GZ_SYNC_FLUSH);",
+      "h1 = gzdopen(\"\", \"wT\"); gzbuffer(h1, 2); gzflush(h1, GZ_SYNC_FLUSH);",
+      "h1 = gzdopen(\"\", \"r\"); gzbuffer(h1, 2); gzflush(h1, GZ_SYNC_FLUSH);",
+      "h1 = gzdopen(\"\", \"wb\"); gzbuffer(h1, 2); gzflush(h1, GZ_FINISH);"};
+  CHECK_EACH(ZL_API, ZL_KNOWN, returns, false);
   /* The gzseek-before-write bug by the repeat check's signature. */
   sf_api *api = load_api_file(ZL_API);
   char err[2048] = "";
@@ -490,8 +492,7 @@ static void test_sqlite3_str_empty_buffer(void **state) {
       "\"a\");",
       "h1 = sqlite3_str_new(NULL); sqlite3_str_appendchar(h1, 0, 65); "
       "sqlite3_str_length(h1); sqlite3_glue_str_appendf_z(h1, \"abc\");"};
-  for (size_t i = 0; i < sizeof armed / sizeof *armed; i++)
-    assert_true(stops_at_last(SQ_API, SQ_KNOWN, armed[i]));
+  CHECK_EACH(SQ_API, SQ_KNOWN, armed, true);
   static const char *const safe[] = {
       "h1 = sqlite3_str_new(NULL); sqlite3_str_appendf(h1, \"\"); sqlite3_str_appendf(h1, \"a\");",
       "h1 = sqlite3_str_new(NULL); sqlite3_str_append(h1, \"abc\"); sqlite3_str_appendf(h1, "
@@ -500,74 +501,66 @@ static void test_sqlite3_str_empty_buffer(void **state) {
       "\"a\");",
       "h1 = sqlite3_str_new(NULL); sqlite3_glue_str_appendf_z(h1, \"x\"); "
       "sqlite3_str_appendf(h1, \"a\");"};
-  for (size_t i = 0; i < sizeof safe / sizeof *safe; i++)
-    assert_false(stops_at_last(SQ_API, SQ_KNOWN, safe[i]));
-  /* A close, which fails, of a connection with an fts5 table and a
-   * prepared statement; not without the statement. */
-  assert_true(stops_at_last(SQ_API, SQ_KNOWN,
-                            "h1 = sqlite3_glue_open(false, false); sqlite3_exec(h1, \"create "
-                            "virtual table t using fts5(x)\", x\"\"); sqlite3_prepare(h1, "
-                            "\"select 1\", &h2, &_); sqlite3_close(h1);"));
-  assert_false(stops_at_last(SQ_API, SQ_KNOWN,
-                             "h1 = sqlite3_glue_open(false, false); sqlite3_exec(h1, \"create "
-                             "virtual table t using fts5(x)\", x\"\"); sqlite3_close(h1);"));
-  /* A function redefined under an active statement and a heap limit; not
-   * without the statement stepped. */
-  assert_true(stops_at_last(SQ_API, SQ_KNOWN,
-                            "h1 = sqlite3_glue_open(false, false); "
-                            "sqlite3_glue_create_function(h1, \"g\", 1, 0, true); "
-                            "sqlite3_prepare_v3(h1, \"SELECT 2\", 0, &h2, &_); sqlite3_step(h2); "
-                            "sqlite3_hard_heap_limit64(4096); "
-                            "sqlite3_glue_create_function(h1, \"g\", 1, 0, false);"));
-  assert_false(stops_at_last(SQ_API, SQ_KNOWN,
-                             "h1 = sqlite3_glue_open(false, false); "
-                             "sqlite3_glue_create_function(h1, \"g\", 1, 0, true); "
-                             "sqlite3_prepare_v3(h1, \"SELECT 2\", 0, &h2, &_); "
-                             "sqlite3_hard_heap_limit64(4096); "
-                             "sqlite3_glue_create_function(h1, \"g\", 1, 0, false);"));
-  /* A deserialize of the schema an open blob reads; not of another one. */
-  assert_true(stops_at_last(SQ_API, SQ_KNOWN,
-                            "h1 = sqlite3_glue_open(false, false); sqlite3_blob_open(h1, \"aux\", "
-                            "\"t\", \"c\", 3, 1, &h2); sqlite3_blob_bytes(h2); "
-                            "sqlite3_glue_deserialize(h1, \"aux\", \"\", false, true);"));
-  assert_false(stops_at_last(SQ_API, SQ_KNOWN,
-                             "h1 = sqlite3_glue_open(false, false); sqlite3_blob_open(h1, \"aux\", "
-                             "\"t\", \"c\", 3, 1, &h2); "
-                             "sqlite3_glue_deserialize(h1, \"main\", \"\", false, true);"));
-  /* Profile tracing ended under a stepped statement, whichever prepare
-   * made it before or after the trace began; not an unstepped one. */
-  assert_true(
-      stops_at_last(SQ_API, SQ_KNOWN,
-                    "h1 = sqlite3_glue_open(false, false); sqlite3_prepare_v3(h1, \"SELECT "
-                    "2\", 0, &h2, &_); sqlite3_trace_v2(h1, SQLITE_TRACE_PROFILE, x\"62\"); "
-                    "sqlite3_step(h2); sqlite3_trace_v2(h1, 0, x\"\");"));
-  assert_false(
-      stops_at_last(SQ_API, SQ_KNOWN,
-                    "h1 = sqlite3_glue_open(false, false); sqlite3_prepare_v3(h1, \"SELECT "
-                    "2\", 0, &h2, &_); sqlite3_trace_v2(h1, SQLITE_TRACE_PROFILE, x\"62\"); "
-                    "sqlite3_trace_v2(h1, 0, x\"\");"));
-  /* A deserialize of a backup's source schema; not of another schema, nor
-   * without a backup. */
-  assert_true(stops_at_last(SQ_API, SQ_KNOWN,
-                            "h1 = sqlite3_glue_open(false, true); h2 = sqlite3_glue_open(true, "
-                            "false); h3 = sqlite3_backup_init(h2, \"temp\", h1, \"aux\"); "
-                            "sqlite3_glue_deserialize(h1, \"aux\", \"x\", true, true);"));
-  assert_false(stops_at_last(SQ_API, SQ_KNOWN,
-                             "h1 = sqlite3_glue_open(false, true); h2 = sqlite3_glue_open(true, "
-                             "false); h3 = sqlite3_backup_init(h2, \"main\", h1, \"main\"); "
-                             "sqlite3_glue_deserialize(h1, \"aux\", \"x\", true, true);"));
-  assert_false(stops_at_last(SQ_API, SQ_KNOWN,
-                             "h1 = sqlite3_glue_open(false, true); "
-                             "sqlite3_glue_deserialize(h1, \"main\", \"x\", true, true);"));
-  /* Modules dropped after an fts5 table was made; not after another
-   * table. */
-  assert_true(stops_at_last(SQ_API, SQ_KNOWN,
-                            "h1 = sqlite3_glue_open(true, false); sqlite3_exec(h1, \"create "
-                            "virtual table t using\\tFTS5(x); select 1\", x\"\"); "
-                            "sqlite3_glue_drop_modules(h1, \"rtree\");"));
-  assert_false(stops_at_last(SQ_API, SQ_KNOWN,
-                             "h1 = sqlite3_glue_open(false, false); sqlite3_exec(h1, \"CREATE "
-                             "TABLE t(fts5)\", x\"\"); sqlite3_glue_drop_modules(h1, NULL);"));
+  CHECK_EACH(SQ_API, SQ_KNOWN, safe, false);
+}
+
+/* sqlite3's bugs met by 10-minute runs in one process, each in a shape
+ * that stops and one close to it that goes on. */
+static void test_sqlite3_shapes_in_one_process(void **state) {
+  (void)state;
+  static const struct {
+    bool stops;
+    const char *text;
+  } cases[] = {
+      /* A close, which fails, of a connection with an fts5 table and a
+       * prepared statement; not without the statement. */
+      {true, "h1 = sqlite3_glue_open(false, false); sqlite3_exec(h1, \"create virtual table t "
+             "using fts5(x)\", x\"\"); sqlite3_prepare(h1, \"select 1\", &h2, &_); "
+             "sqlite3_close(h1);"},
+      {false, "h1 = sqlite3_glue_open(false, false); sqlite3_exec(h1, \"create virtual table t "
+              "using fts5(x)\", x\"\"); sqlite3_close(h1);"},
+      /* A function redefined under an active statement and a heap limit;
+       * not without the statement stepped. */
+      {true, "h1 = sqlite3_glue_open(false, false); sqlite3_glue_create_function(h1, \"g\", 1, 0, "
+             "true); sqlite3_prepare_v3(h1, \"SELECT 2\", 0, &h2, &_); sqlite3_step(h2); "
+             "sqlite3_hard_heap_limit64(4096); sqlite3_glue_create_function(h1, \"g\", 1, 0, "
+             "false);"},
+      {false, "h1 = sqlite3_glue_open(false, false); sqlite3_glue_create_function(h1, \"g\", 1, "
+              "0, true); sqlite3_prepare_v3(h1, \"SELECT 2\", 0, &h2, &_); "
+              "sqlite3_hard_heap_limit64(4096); sqlite3_glue_create_function(h1, \"g\", 1, 0, "
+              "false);"},
+      /* A deserialize of the schema an open blob reads; not of another one. */
+      {true, "h1 = sqlite3_glue_open(false, false); sqlite3_blob_open(h1, \"aux\", \"t\", "
+             "\"c\", 3, 1, &h2); sqlite3_blob_bytes(h2); sqlite3_glue_deserialize(h1, \"aux\", "
+             "\"\", false, true);"},
+      {false, "h1 = sqlite3_glue_open(false, false); sqlite3_blob_open(h1, \"aux\", \"t\", "
+              "\"c\", 3, 1, &h2); sqlite3_glue_deserialize(h1, \"main\", \"\", false, true);"},
+      /* Profile tracing ended under a stepped statement, whichever prepare
+       * made it before or after the trace began; not an unstepped one. */
+      {true, "h1 = sqlite3_glue_open(false, false); sqlite3_prepare_v3(h1, \"SELECT 2\", 0, &h2, "
+             "&_); sqlite3_trace_v2(h1, SQLITE_TRACE_PROFILE, x\"62\"); sqlite3_step(h2); "
+             "sqlite3_trace_v2(h1, 0, x\"\");"},
+      {false, "h1 = sqlite3_glue_open(false, false); sqlite3_prepare_v3(h1, \"SELECT 2\", 0, &h2, "
+              "&_); sqlite3_trace_v2(h1, SQLITE_TRACE_PROFILE, x\"62\"); "
+              "sqlite3_trace_v2(h1, 0, x\"\");"},
+      /* A deserialize of a backup's source schema; not of another schema,
+       * nor without a backup. */
+      {true, "h1 = sqlite3_glue_open(false, true); h2 = sqlite3_glue_open(true, false); h3 = "
+             "sqlite3_backup_init(h2, \"temp\", h1, \"aux\"); sqlite3_glue_deserialize(h1, "
+             "\"aux\", \"x\", true, true);"},
+      {false, "h1 = sqlite3_glue_open(false, true); h2 = sqlite3_glue_open(true, false); h3 = "
+              "sqlite3_backup_init(h2, \"main\", h1, \"main\"); sqlite3_glue_deserialize(h1, "
+              "\"aux\", \"x\", true, true);"},
+      {false, "h1 = sqlite3_glue_open(false, true); sqlite3_glue_deserialize(h1, \"main\", "
+              "\"x\", true, true);"},
+      /* Modules dropped after an fts5 table was made; not after another
+       * table. */
+      {true, "h1 = sqlite3_glue_open(true, false); sqlite3_exec(h1, \"create virtual table t "
+             "using\\tFTS5(x); select 1\", x\"\"); sqlite3_glue_drop_modules(h1, \"rtree\");"},
+      {false, "h1 = sqlite3_glue_open(false, false); sqlite3_exec(h1, \"CREATE TABLE t(fts5)\", "
+              "x\"\"); sqlite3_glue_drop_modules(h1, NULL);"}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    assert_true(stops_at_last(SQ_API, SQ_KNOWN, cases[i].text) == cases[i].stops);
 }
 
 /* zlib-libdeflate's uncompress2 bug: one-shot zlib-format decompressions into
@@ -762,6 +755,7 @@ int main(void) {
                                      cmocka_unit_test(test_zlib_gzungetc_after_open),
                                      cmocka_unit_test(test_sqlite3_deserialize_reading),
                                      cmocka_unit_test(test_sqlite3_str_empty_buffer),
+                                     cmocka_unit_test(test_sqlite3_shapes_in_one_process),
                                      cmocka_unit_test(test_zlib_libdeflate_destlen_0),
                                      cmocka_unit_test(test_cjson_nan_variants),
                                      cmocka_unit_test(test_cjson_sorted_then_changed),
