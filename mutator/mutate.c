@@ -694,12 +694,18 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
   if (!e) return;
   m->ncur_answer_cmp = e->nanswer_cmp;
   memcpy(m->cur_answer_cmp, e->answer_cmp, e->nanswer_cmp * sizeof *e->answer_cmp);
-  if (!m->opt.no_equivalence && e->nvals) {
-    uint8_t *r = realloc(m->cur_reus, e->nvals);
+  /* An unobserved smaller copy: its values reached their states in the
+   * entry it replaced first, as its probe would have found. */
+  uint32_t nreus = e->unobserved ? m->cur.nvals : e->nvals;
+  if (!m->opt.no_equivalence && nreus) {
+    uint8_t *r = realloc(m->cur_reus, nreus);
     if (!r) return;
-    memcpy(r, e->reusable, e->nvals);
+    if (e->unobserved)
+      memset(r, 0, nreus);
+    else
+      memcpy(r, e->reusable, nreus);
     m->cur_reus = r;
-    m->ncur_reus = e->nvals;
+    m->ncur_reus = nreus;
   }
 }
 

@@ -122,6 +122,7 @@ static sf_pool_entry *add(sf_pool *p, const uint8_t *data, size_t size, const sf
     e->hash = 0;
     e->legal_calls = SF_LEGAL_UNKNOWN;
     e->fails_last = false;
+    e->unobserved = false;
     e->nanswer_cmp = 0;
     if (!indexed) index_insert(p, 0, (size_t)(e - p->entries));
     return NULL;
@@ -131,6 +132,7 @@ static sf_pool_entry *add(sf_pool *p, const uint8_t *data, size_t size, const sf
   if (size) memcpy(e->data, data, size);
   e->nvals = nvals;
   e->legal_calls = fb ? fb->stop_call : SF_LEGAL_UNKNOWN;
+  e->unobserved = false;
   e->fails_last = fb && sf_feedback_fails_last(fb);
   e->nanswer_cmp = fb ? fb->nanswer_cmp : 0;
   if (e->nanswer_cmp) memcpy(e->answer_cmp, fb->answer_cmp, e->nanswer_cmp * sizeof *e->answer_cmp);
@@ -154,6 +156,7 @@ const sf_pool_entry *sf_pool_add_legal(sf_pool *p, const uint8_t *data, size_t s
   if (e && e->legal_calls == SF_LEGAL_UNKNOWN) {
     e->legal_calls = legal_calls;
     e->fails_last = fails_last;
+    e->unobserved = true;
   }
   return e;
 }

@@ -20,6 +20,7 @@ typedef struct sf_pool_entry {
   size_t size;
   uint32_t legal_calls; /* calls known to run legally, or SF_LEGAL_UNKNOWN */
   bool fails_last;      /* the last of them failed (sf_feedback_fails_last) */
+  bool unobserved;      /* added by its legality alone: its values count as seen */
   uint32_t nvals;       /* entries in reusable[] */
   uint8_t *reusable;    /* per value id: 0 when its state was seen before */
   /* Its mocks' answers and what the target compared them with (feedback.h:
@@ -49,9 +50,10 @@ void sf_pool_free(sf_pool *p);
 const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
                                  const sf_feedback *fb);
 
-/* Add input bytes known only by the legality of their run (no states: each
- * of their values is reusable). Returns the entry (an existing one as it
- * is), NULL on OOM. */
+/* Add input bytes known only by the legality of their run, a smaller copy
+ * of an entry whose values reached their states first: marked unobserved,
+ * its values count as not reusable. Returns the entry (an existing one as
+ * it is), NULL on OOM. */
 const sf_pool_entry *sf_pool_add_legal(sf_pool *p, const uint8_t *data, size_t size,
                                        uint32_t legal_calls, bool fails_last);
 

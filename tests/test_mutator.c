@@ -4,6 +4,7 @@
 #include "base/sf_hash.h"
 #include "base/sf_rng.h"
 #include "mutator/mutate.h"
+#include "mutator/pool.h"
 #include "mutator/schedule.h"
 #include "test_util.h"
 
@@ -1590,6 +1591,33 @@ static void test_smaller_copies_not_probed(void **state) {
     sf_buf_free(&found[k]);
 }
 
+/* A smaller copy enters the pool by its legality, unobserved (its values
+ * count as seen when it is loaded); an input with its run's record does
+ * not, and an existing entry stays as it is. */
+static void test_pool_takes_legality_alone(void **state) {
+  (void)state;
+  sf_buf a = {0}, b = {0};
+  encode_text("h1 = kv_open(2, 0);\n", &a);
+  encode_text("h1 = kv_open(2, 0);\nh2 = kv_open(5, 0);\n", &b);
+  sf_pool *p = sf_pool_new(16, true);
+  const sf_pool_entry *e = sf_pool_add_legal(p, a.data, a.len, 0, false);
+  assert_non_null(e);
+  assert_true(e->unobserved);
+  assert_int_equal(e->legal_calls, 0);
+  assert_int_equal(e->nvals, 0);
+  sf_feedback fb;
+  uint64_t st[2] = {1, 2};
+  fake_feedback(&fb, &b, 2, 2, 2, st);
+  e = sf_pool_add(p, b.data, b.len, &fb);
+  assert_false(e->unobserved);
+  e = sf_pool_add_legal(p, b.data, b.len, 1, true);
+  assert_false(e->unobserved);
+  assert_int_equal(e->legal_calls, 2);
+  sf_pool_free(p);
+  sf_buf_free(&a);
+  sf_buf_free(&b);
+}
+
 int main(void) {
   demo = load_api_file(DEMO_API);
   const struct CMUnitTest tests[] = {
@@ -1621,6 +1649,7 @@ int main(void) {
       cmocka_unit_test(test_flags_turned),
       cmocka_unit_test(test_new_entries_tried_under_other_options),
       cmocka_unit_test(test_smaller_copies_not_probed),
+      cmocka_unit_test(test_pool_takes_legality_alone),
       cmocka_unit_test(test_length_control),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
