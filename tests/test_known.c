@@ -558,7 +558,14 @@ static void test_sqlite3_shapes_in_one_process(void **state) {
       {true, "h1 = sqlite3_glue_open(true, false); sqlite3_exec(h1, \"create virtual table t "
              "using\\tFTS5(x); select 1\", x\"\"); sqlite3_glue_drop_modules(h1, \"rtree\");"},
       {false, "h1 = sqlite3_glue_open(false, false); sqlite3_exec(h1, \"CREATE TABLE t(fts5)\", "
-              "x\"\"); sqlite3_glue_drop_modules(h1, NULL);"}};
+              "x\"\"); sqlite3_glue_drop_modules(h1, NULL);"},
+      /* The same, the table made by a prepared statement stepped; not one
+       * only prepared. */
+      {true, "h1 = sqlite3_glue_open(false, false); sqlite3_prepare_v3(h1, \"create virtual table "
+             "t using fts5(a)\", 0, &h2, &_); sqlite3_step(h2); sqlite3_glue_drop_modules(h1, "
+             "\"x\");"},
+      {false, "h1 = sqlite3_glue_open(false, false); sqlite3_prepare_v3(h1, \"create virtual "
+              "table t using fts5(a)\", 0, &h2, &_); sqlite3_glue_drop_modules(h1, \"x\");"}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
     assert_true(stops_at_last(SQ_API, SQ_KNOWN, cases[i].text) == cases[i].stops);
 }
