@@ -10,8 +10,8 @@
 # --in-process: one libFuzzer process for the whole run, as OSS-Fuzz runs a
 # fuzzer, instead of fork mode's jobs (each of which meets its corpus
 # anew: probes, the solver's learning, the engine's start); best with
-# --known, since the first crash ends the run (the table's last column
-# then says when).
+# --known: a crash ends the process, and the fuzzer starts again from its
+# corpus (the table's last column says when).
 # --core N: the core both fuzzers run on (0; two profiles side by side on
 # two cores, the targets built beforehand: --no-build).
 # --own-seconds S: how long the library's own harness runs for its
@@ -74,24 +74,57 @@ work=$(mktemp -d)
 if [ "${PROFILE_KEEP:-0}" = 1 ]; then echo "runs in $work" >&2; else trap 'rm -rf "$work"' EXIT; fi
 
 # fuzz BIN CORPUS_ZIP DICT DIR KNOWN: S seconds as bench/coverage.sh fuzzes,
-# the log in DIR/log; KNOWN: SEQFUZZ_KNOWN's directory or "".
+# the log in DIR/log; KNOWN: SEQFUZZ_KNOWN's directory or "". In one
+# process, a crash ends the run: the fuzzer starts again from the corpus it
+# has grown, as ClusterFuzz restarts a fuzzer after a crash, until S seconds
+# have passed (DIR/ends: the second of each crash; DIR/execs: each process's
+# executions).
 fuzz() {
   mkdir -p "$4/corpus" "$4/crashes" "$4/stats"
   unzip -q -o "$2" -d "$4/corpus" 2>/dev/null || true
   local mode=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
-  [ "$fork" = 1 ] || mode=()
-  SEQFUZZ_STATS=5 SEQFUZZ_STATS_DIR=$4/stats SEQFUZZ_KNOWN=$5 taskset -c "$core" "$1" -max_total_time="$secs" -seed=1 \
-    "${mode[@]}" -timeout=25 -rss_limit_mb=2560 \
-    -artifact_prefix="$4/crashes/" $([ -f "$3" ] && echo "-dict=$3") "$4/corpus" >"$4/log" 2>&1 || true
+  [ "$fork" = 1 ] || mode=(-print_final_stats=1)
+  local start=$SECONDS left=$secs
+  : >"$4/log"
+  : >"$4/ends"
+  : >"$4/execs"
+  while [ "$left" -gt 0 ]; do
+    SEQFUZZ_STATS=5 SEQFUZZ_STATS_DIR=$4/stats SEQFUZZ_KNOWN=$5 taskset -c "$core" "$1" -max_total_time="$left" -seed=1 \
+      "${mode[@]}" -timeout=25 -rss_limit_mb=2560 \
+      -artifact_prefix="$4/crashes/" $([ -f "$3" ] && echo "-dict=$3") "$4/corpus" >"$4/log.1" 2>&1 || true
+    cat "$4/log.1" >>"$4/log"
+    { grep -o 'stat::number_of_executed_units: [0-9]*' "$4/log.1" || true; } | awk '{print $2}' >>"$4/execs"
+    [ "$fork" = 0 ] && grep -q 'Test unit written to' "$4/log.1" || break
+    echo $((SECONDS - start)) >>"$4/ends"
+    left=$((secs - (SECONDS - start)))
+  done
+  rm -f "$4/log.1"
+  echo $((SECONDS - start)) >"$4/seconds"
 }
 
-# execs_per_s LOG: the fork-mode parent's last exec/s.
-execs_per_s() { { grep -o 'exec/s:\? [0-9]*' "$1" || true; } | tail -1 | awk '{print $2 + 0}'; }
+# execs_per_s DIR: executions a second; in fork mode the parent's last
+# exec/s, in one process all the processes' executions over the run's time.
+execs_per_s() {
+  if [ "$fork" = 1 ]; then
+    { grep -o 'exec/s:\? [0-9]*' "$1/log" || true; } | tail -1 | awk '{print $2 + 0}'
+  else
+    awk -v t="$(cat "$1/seconds")" '{n += $1} END {print (t > 0 ? int(n / t) : 0)}' "$1/execs"
+  fi
+}
 
 echo "# bench/profile.sh --seconds $secs --freq $freq${known:+ --known $known}$([ "$fork" = 1 ] || echo " --in-process") ($(date -u +%F), $(nproc) cores, $(git -C "$root" rev-parse --short HEAD))"
 printf '%-8s | %7s | %7s | %6s | %6s | %7s | %6s | %6s | %11s | %9s | %s\n' lib samples library libffi \
   engine seqfuzz files other "seqfuzz x/s" "calls/s" "own harness x/s"
 splits=()
+# crash_times ENDS WHO: " (WHO crashed at 12,80 s, restarted)", or nothing.
+crash_times() {
+  [ -s "$1" ] || return 0
+  if [ "$(wc -l <"$1")" -le 10 ]; then
+    printf ' (%s crashed at %s s, restarted)' "$2" "$(paste -sd, "$1")"
+  else
+    printf ' (%s crashed %s times from %s s, restarted)' "$2" "$(wc -l <"$1")" "$(head -1 "$1")"
+  fi
+}
 for lib in "${libs[@]}"; do
   [ "$build" = 0 ] || "$root/scripts/build-target.sh" "$lib" >"$work/$lib.build.log" 2>&1 ||
     { tail -5 "$work/$lib.build.log"; exit 1; }
@@ -170,22 +203,19 @@ for lib in "${libs[@]}"; do
           printf "%-8s | %7s |", lib, "seqfuzz:" > split_file
           for (j = 1; j <= 6; j++) printf " %s %.1f%%", order[j], 100 * parts[order[j]] / n > split_file
           printf "\n" > split_file }' "$d/script" >"$d/row"
-  x=$(execs_per_s "$d/log")
+  x=$(execs_per_s "$d")
   # Executions over the jobs' statistics files, times their mean length.
   # (none when a run in one process crashed within its first 5 s)
   len=$({ cat "$d"/stats/stats-*.txt 2>/dev/null || true; } | { grep -o 'mean length [0-9.]*' || true; } |
     awk '{s += $3; n++} END {print n ? s / n : 0}')
   secs=${own_secs:-$secs} fuzz "$bindir/${lib}_own" "$bindir/${lib}_own_seed_corpus.zip" "$bindir/${lib}_own.dict" "$d/own" ""
-  # In one process, a crash ends the run: say whose, and when (seqfuzz's
-  # statistics lines come every 5 s).
+  # In one process, say whose runs crashed and when (restarted each time).
   ended=""
   if [ "$fork" = 0 ]; then
-    grep -q 'Test unit written to' "$d/log" &&
-      ended+=" (seqfuzz crashed after $(grep -c '^seqfuzz: execs' "$d/log" | awk '{print $1 * 5}') s)"
-    grep -q 'Test unit written to' "$d/own/log" && ended+=" (own harness crashed)"
+    ended+=$(crash_times "$d/ends" seqfuzz)$(crash_times "$d/own/ends" "own harness")
   fi
   printf '%s %11s | %9.0f | %s%s\n' "$(cat "$d/row")" "$x" "$(awk -v x="$x" -v l="$len" 'BEGIN {print x * l}')" \
-    "$(execs_per_s "$d/own/log")" "$ended"
+    "$(execs_per_s "$d/own")" "$ended"
   splits+=("$(cat "$d/split")")
 done
 # The seqfuzz column split by what the time was for: runs of probes, of the
