@@ -453,6 +453,33 @@ static void test_zlib_gzungetc_after_open(void **state) {
       "h1 = gzdopen(\"\", \"r\"); gzbuffer(h1, 2); gzflush(h1, GZ_SYNC_FLUSH);",
       "h1 = gzdopen(\"\", \"wb\"); gzbuffer(h1, 2); gzflush(h1, GZ_FINISH);"};
   CHECK_EACH(ZL_API, ZL_KNOWN, returns, false);
+  /* A windowBits-0 stream's 1-byte window after inflateSync: any window
+   * bits, reset by either call, set off by inflate or a copy; not without
+   * the sync or the reset. */
+  static const char *const small_window[] = {
+      "h1 = zg_inflate_init2(IW_HEADER, x\"\", x\"\"); zg_inflate_input(h1, x\"0000ffff2b61\"); "
+      "inflateSync(h1); inflate(h1, INF_NO_FLUSH); inflateReset2(h1, IW_HEADER); "
+      "inflate(h1, INF_NO_FLUSH);",
+      "h1 = zg_inflate_init2(IW_GZ, x\"\", x\"\"); inflateSync(h1); inflate(h1, INF_BLOCK); "
+      "inflateReset(h1); h2 = zg_inflate_copy(h1);"};
+  CHECK_EACH(ZL_API, ZL_KNOWN, small_window, true);
+  static const char *const no_sync[] = {
+      "h1 = zg_inflate_init2(IW_HEADER, x\"\", x\"\"); inflate(h1, INF_NO_FLUSH); "
+      "inflateReset2(h1, IW_HEADER); inflate(h1, INF_NO_FLUSH);",
+      "h1 = zg_inflate_init2(IW_HEADER, x\"\", x\"\"); inflateSync(h1); inflate(h1, "
+      "INF_NO_FLUSH); inflate(h1, INF_NO_FLUSH);"};
+  CHECK_EACH(ZL_API, ZL_KNOWN, no_sync, false);
+  /* inflateCopy after any inflate (the fixed-distcode UB); not a copy of a
+   * stream that never inflated. */
+  assert_true(stops_at_last(ZL_API, ZL_KNOWN,
+                            "h1 = zg_inflate_init2(IW_AUTO_15, x\"\", x\"\"); "
+                            "zg_inflate_input(h1, \"abc\"); inflate(h1, INF_BLOCK); "
+                            "h2 = zg_inflate_copy(h1);"));
+  assert_true(stops_at_last(ZL_API, ZL_KNOWN,
+                            "h1 = zg_inflate_init(); inflate(h1, INF_NO_FLUSH); "
+                            "h2 = zg_inflate_copy(h1);"));
+  assert_false(
+      stops_at_last(ZL_API, ZL_KNOWN, "h1 = zg_inflate_init(); h2 = zg_inflate_copy(h1);"));
   /* The gzseek-before-write bug by the repeat check's signature. */
   sf_api *api = load_api_file(ZL_API);
   char err[2048] = "";
