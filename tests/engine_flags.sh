@@ -16,13 +16,13 @@ threshold() {
 }
 got=$(threshold)
 echo "threshold by default: ${got:-none}"
-[ "$got" = 16 ] || { echo "FAIL: seqfuzz did not set the entropic threshold"; exit 1; }
+[ "$got" = 64 ] || { echo "FAIL: seqfuzz did not set the entropic threshold"; exit 1; }
 got=$(threshold -entropic_feature_frequency_threshold=200)
 echo "threshold the user set to 200: ${got:-none}"
 [ "$got" = 200 ] || { echo "FAIL: the user's threshold did not win"; exit 1; }
 # A fork-mode job: its command line comes from the parent's flags.
 SEQFUZZ_SOLVER=0 "$fuzzer" -fork=1 -runs=100 -verbosity=2 -ignore_crashes=1 "$work/corpus" \
   >"$work/fork.log" 2>&1 || true
-grep -q 'entropic_feature_frequency_threshold=16' "$work/fork.log" ||
+grep -q 'entropic_feature_frequency_threshold=64' "$work/fork.log" ||
   { tail -20 "$work/fork.log"; echo "FAIL: a fork-mode job lacks the threshold"; exit 1; }
 echo PASS
