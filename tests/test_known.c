@@ -500,6 +500,12 @@ static void test_sqlite3_deserialize_reading(void **state) {
                     "h1 = sqlite3_glue_open(false, false); "
                     "sqlite3_prepare_v3(h1, \"SELECT x FROM v\", 0, &h2, &_); sqlite3_step(h2); "
                     "sqlite3_glue_deserialize(h1, \"main\", \"SQLite format 3\", true, false);"));
+  /* Read-only or not. */
+  assert_true(
+      stops_at_last(SQ_API, SQ_KNOWN,
+                    "h1 = sqlite3_glue_open(false, false); "
+                    "sqlite3_prepare_v2(h1, \"SELECT x FROM v\", &h2, &_); sqlite3_step(h2); "
+                    "sqlite3_glue_deserialize(h1, \"main\", \"\", false, true);"));
   assert_false(stops_at_last(SQ_API, SQ_KNOWN,
                              "h1 = sqlite3_glue_open(false, false); "
                              "sqlite3_prepare_v2(h1, \"SELECT x FROM v\", &h2, &_); "
