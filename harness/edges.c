@@ -33,6 +33,13 @@ bool sf_edges_available(void) {
   return ntables > 0;
 }
 
+size_t sf_edges_count(void) {
+  size_t n = 0;
+  for (uint32_t t = 0; t < ntables; t++)
+    n += tables[t].len;
+  return n;
+}
+
 void sf_edges_clear(void) {
   for (uint32_t t = 0; t < ntables; t++)
     memset(tables[t].start, 0, tables[t].len);

@@ -17,10 +17,13 @@
 #define SF_EDGES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Are there counters (a libFuzzer-instrumented target is linked in)? */
 bool sf_edges_available(void);
+/* How many edges the counters cover (0 without them). */
+size_t sf_edges_count(void);
 /* Zero every counter (before a run of the harness's own). */
 void sf_edges_clear(void);
 /* How many edges the counters show reached that no earlier call of this

@@ -628,16 +628,20 @@ static void read_engine_flags(int argc, char **argv) {
 /* libFuzzer 14's entropic schedule keeps every feature seen fewer than
  * -entropic_feature_frequency_threshold times (255) on its list of rare
  * features, and looks each feature of each execution up in that list, one
- * by one. A target that runs a few hundred sequences a second sees most of
- * its features fewer than 255 times for minutes, so the list holds tens of
- * thousands and the lookups take most of the time (sqlite3: 62% of the
- * samples, 31 executions a second). With 64 the list soon holds about
- * the 100 rarest, as it does anyway once the counts pass the threshold
- * (LLVM 18 replaced the lookup with a bitset); below 64, fast targets'
- * early schedule changed (blob's bug took twice the executions at 16). A
- * threshold the user gives wins. */
+ * by one. A large target that runs a few hundred sequences a second sees
+ * most of its features fewer than 255 times for minutes, so the list
+ * holds tens of thousands and the lookups take most of the time (sqlite3:
+ * 62% of the samples, 31 executions a second). With 64 the list soon
+ * holds about the 100 rarest, as it does anyway once the counts pass the
+ * threshold (LLVM 18 replaced the lookup with a bitset). On a small target
+ * the list stays short at 255, and a lower threshold changes which
+ * features the schedule favours early (blob's bug took twice the
+ * executions at 16): only targets of ENTROPIC_LARGE_TARGET edges or more
+ * get it. A threshold the user gives wins. */
 #define ENTROPIC_THRESHOLD_FLAG "-entropic_feature_frequency_threshold="
+#define ENTROPIC_LARGE_TARGET   20000
 static void set_entropic_threshold(int *argc, char ***argv) {
+  if (sf_edges_count() < ENTROPIC_LARGE_TARGET) return;
   for (int i = 1; i < *argc; i++)
     if (strncmp((*argv)[i], ENTROPIC_THRESHOLD_FLAG, strlen(ENTROPIC_THRESHOLD_FLAG)) == 0) return;
   /* Both stay: libFuzzer reads them after this returns. */

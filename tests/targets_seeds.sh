@@ -5,7 +5,8 @@
 # of the Debian version (seeds/<lib>/bugs/*.seq) still reproduces: its run
 # ends with a sanitizer report, a seqfuzz report or a timeout
 # (bugs/worked-around/ holds bugs a grammar rule keeps runs from, explained
-# in C).
+# in C). And the fuzzer sets the engine flags its size asks for
+# (tests/engine_flags.sh).
 #   tests/targets_seeds.sh [LIB...]     (default: every seeds/*/build.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,5 +66,8 @@ for lib in "${libs[@]}"; do
       echo "ok   $lib: $(basename "$bug") reproduces ($(grep -oE "$report" "$tmp/bug.log" | head -1))"
     fi
   done
+  # The entropic threshold by the target's size (tests/engine_flags.sh).
+  bash "$root/tests/engine_flags.sh" "$out/${lib}_seqfuzz" >"$tmp/flags.log" 2>&1 ||
+    { echo "FAIL $lib: engine flags:"; cat "$tmp/flags.log"; fail=1; }
 done
 exit $fail
