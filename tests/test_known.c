@@ -500,6 +500,16 @@ static void test_sqlite3_deserialize_reading(void **state) {
                     "h1 = sqlite3_glue_open(false, false); "
                     "sqlite3_prepare_v3(h1, \"SELECT x FROM v\", 0, &h2, &_); sqlite3_step(h2); "
                     "sqlite3_glue_deserialize(h1, \"main\", \"SQLite format 3\", true, false);"));
+  /* A blob aborted by a failed reopen, then close_v2: any blob and row; not
+   * without the reopen (the connection stays a zombie). */
+  assert_true(stops_at_last(SQ_API, SQ_KNOWN,
+                            "h1 = sqlite3_glue_open(false, false); "
+                            "sqlite3_blob_open(h1, \"main\", \"t\", \"x\", 7, 1, &h2); "
+                            "sqlite3_blob_reopen(h2, 3); sqlite3_close_v2(h1);"));
+  assert_false(stops_at_last(SQ_API, SQ_KNOWN,
+                             "h1 = sqlite3_glue_open(false, false); "
+                             "sqlite3_blob_open(h1, \"main\", \"t\", \"x\", 7, 1, &h2); "
+                             "sqlite3_close_v2(h1);"));
   /* Read-only or not. */
   assert_true(
       stops_at_last(SQ_API, SQ_KNOWN,
