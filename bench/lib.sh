@@ -1,10 +1,15 @@
 # bench/lib.sh: what the coverage benchmarks share (sourced, not run).
 
-# median: the median of the numbers on stdin (integers; the mean of the
-# middle two for an even count, rounded down).
+# median: the median of the numbers on stdin (for an even count the mean of
+# the middle two: rounded down when they are integers, to hundredths when
+# not, as search.sh's seconds).
 median() {
   tr ' ' '\n' | grep -v '^$' | sort -n |
-    awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'
+    awk '{a[NR]=$1} END {
+      if (NR % 2) { print a[(NR+1)/2]; exit }
+      x = a[NR/2]; y = a[NR/2+1]
+      if (x ~ /\./ || y ~ /\./) printf "%.2f\n", (x + y) / 2; else print int((x + y) / 2)
+    }'
 }
 
 # bench_tree ROOT PATH COMMIT: a git worktree of ROOT at COMMIT in PATH,

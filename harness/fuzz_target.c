@@ -494,7 +494,8 @@ static void print_stats(FILE *out) {
           "no influence %llu, unfit %llu | queries %llu: sat %llu, unsat %llu, timeout %llu | "
           "flips %llu, kept by the engine %llu | crashes %llu\n",
           sf_solver_budget_share(&G.budget),
-          sf_solver_budget_scale(&G.budget) < 1 ? " (a fifth of its share: it keeps nothing)" : "",
+          sf_solver_budget_scale(&G.budget) < 1 ? " (a fifth of its share: it keeps too little)"
+                                                : "",
           (unsigned long long)v.sites, (unsigned long long)v.frontiers,
           (unsigned long long)v.attempts, (unsigned long long)v.no_influence,
           (unsigned long long)v.unfit, (unsigned long long)v.queries, (unsigned long long)v.sat,

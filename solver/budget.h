@@ -12,13 +12,15 @@
  *
  * The share follows the solver's yield: once it has made 8 attempts or
  * spent 10 s of CPU time (learning, on a large corpus, can take all of it
- * before a single attempt), and fewer than one attempt in 16 gave a flip
- * the engine kept (none at all: fewer), it gets a fifth of it, stall or
- * not. On the bundled real libraries it kept no flip in any measured run,
- * at 5-6% of the time; on a library whose guards it flips it keeps its
- * share. In fork mode the counts are the campaign's (harness/campaign.h):
- * each short job would otherwise start at the full share and spend it
- * learning. */
+ * before a single attempt), it gets a fifth of it, stall or not, unless
+ * it pays: it kept a flip in 16 attempts or more often, or it keeps flips
+ * at least as fast per second of its CPU time as the engine found new
+ * entries per second in the last 10-20 s (a checksum's library: 2 kept in
+ * 33 attempts, while the engine's coverage stalled for half a minute). It
+ * never pays without a kept flip: on the bundled real libraries it kept
+ * none in any measured run, at 5-6% of the time. In fork mode the counts
+ * are the campaign's (harness/campaign.h): each short job would otherwise
+ * start at the full share and spend it learning. */
 #ifndef SF_SOLVER_BUDGET_H
 #define SF_SOLVER_BUDGET_H
 
@@ -33,6 +35,10 @@ typedef struct sf_solver_budget {
   double learnt; /* learning since the start: as the answers reported it, then guessed */
   long percent;
   uint64_t mutations, idle_until;
+  /* The engine's recent finds (new corpus entries), counted in 10-s
+   * windows: the current one, from window_start, and the one before. */
+  double window_start;
+  uint64_t finds_now, finds_before;
   uint64_t attempts, kept;           /* the solver's yield as last reported */
   uint64_t past_attempts, past_kept; /* earlier processes' (a fork-mode campaign's jobs) */
   double past_spent;                 /* their solver CPU time, seconds */
@@ -43,17 +49,39 @@ static inline void sf_solver_budget_init(sf_solver_budget *b, long percent) {
   b->spent = b->unpaid = b->learnt = 0;
   b->percent = percent;
   b->mutations = b->idle_until = 0;
+  b->window_start = b->start;
+  b->finds_now = b->finds_before = 0;
   b->attempts = b->kept = b->past_attempts = b->past_kept = 0;
   b->past_spent = 0;
 }
 
-/* The part of the share the solver gets: 1, or a fifth while it does not
- * pay (above). */
-static inline double sf_solver_budget_scale(const sf_solver_budget *b) {
+#define SF_SOLVER_FIND_WINDOW 10.0
+
+/* The engine's finds a second lately: over the last one or two windows. */
+static inline double sf_solver_budget_engine_rate(const sf_solver_budget *b, double now) {
+  double into = now - b->window_start;
+  if (into >= 2 * SF_SOLVER_FIND_WINDOW) return 0;
+  if (into >= SF_SOLVER_FIND_WINDOW) return (double)b->finds_now / into;
+  return (double)(b->finds_now + b->finds_before) / (SF_SOLVER_FIND_WINDOW + into);
+}
+
+/* The part of the share the solver gets at time now: 1, or a fifth while
+ * it does not pay (above). */
+static inline double sf_solver_budget_scale_at(const sf_solver_budget *b, double now) {
   uint64_t attempts = b->attempts + b->past_attempts, kept = b->kept + b->past_kept;
-  bool judged = attempts >= 8 || b->spent + b->past_spent >= 10;
-  bool pays = kept > 0 && kept * 16 >= attempts;
-  return judged && !pays ? 0.2 : 1.0;
+  double spent = b->spent + b->past_spent;
+  bool judged = attempts >= 8 || spent >= 10;
+  if (!judged || (kept > 0 && kept * 16 >= attempts)) return 1.0;
+  if (kept == 0) return 0.2;
+  /* Kept flips per second of solver time against the engine's finds per
+   * second lately (the solver's own kept flips among them: that errs
+   * towards the fifth). */
+  double solver_rate = (double)kept / (spent > 0.01 ? spent : 0.01);
+  return solver_rate >= sf_solver_budget_engine_rate(b, now) ? 1.0 : 0.2;
+}
+
+static inline double sf_solver_budget_scale(const sf_solver_budget *b) {
+  return sf_solver_budget_scale_at(b, sf_seconds_now());
 }
 
 /* The solver's yield: attempts made and flips the engine kept, by this
@@ -74,14 +102,21 @@ static inline void sf_solver_budget_past(sf_solver_budget *b, uint64_t attempts,
 
 /* A new corpus entry arrived (coverage grows). */
 static inline void sf_solver_budget_new_input(sf_solver_budget *b) {
-  b->last_new = sf_seconds_now();
+  double now = b->last_new = sf_seconds_now();
+  if (now - b->window_start >= SF_SOLVER_FIND_WINDOW) {
+    bool next = now - b->window_start < 2 * SF_SOLVER_FIND_WINDOW;
+    b->finds_before = next ? b->finds_now : 0;
+    b->finds_now = 0;
+    b->window_start = next ? b->window_start + SF_SOLVER_FIND_WINDOW : now;
+  }
+  b->finds_now++;
 }
 
 /* The solver's share of the time so far, in seconds. */
 static inline double sf_solver_budget_allowance(const sf_solver_budget *b) {
-  double now = sf_seconds_now(), scale = sf_solver_budget_scale(b);
+  double now = sf_seconds_now(), scale = sf_solver_budget_scale_at(b, now);
   double share = scale * (double)b->percent / 100.0;
-  /* A stall is the solver's chance, unless it has shown it keeps nothing:
+  /* A stall is the solver's chance, unless it has shown it does not pay:
    * then four times its fifth would be most of what it had (on the bundled
    * libraries, whose corpora stall for minutes, 4% of a long run for no
    * flip). */

@@ -155,8 +155,9 @@ static void test_learning_within_budget(void **state) {
 
 /* The share follows the solver's yield: a fifth once 8 attempts or more,
  * or 10 s of its time, kept fewer than one flip in 16 (none: fewer), the
- * whole again when flips are kept; earlier processes' counts (a fork-mode
- * campaign) count alike. A stall multiplies only the whole share. */
+ * whole again when flips are kept, or kept faster per second than the
+ * engine finds entries; earlier processes' counts (a fork-mode campaign)
+ * count alike. A stall multiplies only the whole share. */
 static void test_share_follows_yield(void **state) {
   (void)state;
   sf_solver_budget b;
@@ -169,8 +170,31 @@ static void test_share_follows_yield(void **state) {
   assert_false(sf_solver_budget_affords(&b, 0)); /* 0.2 s now */
   sf_solver_budget_yield(&b, 32, 2);             /* one kept in 16 */
   assert_true(sf_solver_budget_affords(&b, 0.4));
+  /* Fewer, while the engine finds entries faster (50 just now: 5 a second
+   * against the solver's 4). */
+  for (int i = 0; i < 50; i++)
+    sf_solver_budget_new_input(&b);
   sf_solver_budget_yield(&b, 33, 2);
   assert_false(sf_solver_budget_affords(&b, 0));
+  /* 2 kept in 33 attempts, in 1 s of the solver's time, while the engine
+   * found nothing lately: the solver pays. */
+  sf_solver_budget_init(&b, 10);
+  b.start -= 100; /* 10 s at the full share, 2 s at a fifth */
+  b.spent = 1;
+  sf_solver_budget_yield(&b, 33, 2);
+  assert_true(sf_solver_budget_affords(&b, 5));
+  /* The engine finds 50 entries just now (5 a second over the 10-s window
+   * against the solver's 2): it does not; 20 s later, with no find since,
+   * it does again. */
+  for (int i = 0; i < 50; i++)
+    sf_solver_budget_new_input(&b);
+  assert_false(sf_solver_budget_affords(&b, 5));
+  assert_true(sf_solver_budget_affords(&b, 0.5));
+  b.window_start -= 20;
+  assert_true(sf_solver_budget_affords(&b, 5));
+  /* Without a kept flip, no engine rate makes it pay. */
+  sf_solver_budget_yield(&b, 33, 0);
+  assert_false(sf_solver_budget_affords(&b, 1.5));
   /* No attempt at all, 10 s spent learning: a fifth as well. */
   sf_solver_budget_init(&b, 10);
   b.start -= 200; /* 20 s at the full share */
