@@ -17,6 +17,10 @@
 # --own-seconds S: how long the library's own harness runs for its
 # executions per second (as long as seqfuzz's run unless told; its rate
 # settles within a minute).
+# --corpus DIR: start from DIR's files instead of the seed corpus (a
+# restart on a grown corpus, as after a crash or a new day's run).
+# --env VAR=VAL: run seqfuzz's fuzzer with VAR set (a variant side by side
+# with the default on another core).
 # --freq HZ: perf's sampling rate; a long run at a lower one keeps perf's
 # data (DWARF stacks, 32 KiB a sample) within a few GB.
 #
@@ -54,7 +58,7 @@
 # its statistics report.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-secs=30 own_secs="" freq=199 known="" fork=1 core=0 build=1
+secs=30 own_secs="" freq=199 known="" fork=1 core=0 build=1 start_corpus="" extra_env=()
 while [ $# -gt 0 ]; do
   case "$1" in
   --seconds) secs=$2; shift 2 ;;
@@ -64,6 +68,8 @@ while [ $# -gt 0 ]; do
   --core) core=$2; shift 2 ;;
   --no-build) build=0; shift ;;
   --known) known=$(cd "$2" && pwd); shift 2 ;;
+  --corpus) start_corpus=$(cd "$2" && pwd); shift 2 ;;
+  --env) extra_env+=("$2"); shift 2 ;;
   *) break ;;
   esac
 done
@@ -81,7 +87,11 @@ if [ "${PROFILE_KEEP:-0}" = 1 ]; then echo "runs in $work" >&2; else trap 'rm -r
 # executions).
 fuzz() {
   mkdir -p "$4/corpus" "$4/crashes" "$4/stats"
-  unzip -q -o "$2" -d "$4/corpus" 2>/dev/null || true
+  if [ -n "$start_corpus" ]; then
+    cp "$start_corpus"/* "$4/corpus/"
+  else
+    unzip -q -o "$2" -d "$4/corpus" 2>/dev/null || true
+  fi
   local mode=(-fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
   [ "$fork" = 1 ] || mode=(-print_final_stats=1)
   local start=$SECONDS left=$secs
@@ -89,7 +99,7 @@ fuzz() {
   : >"$4/ends"
   : >"$4/execs"
   while [ "$left" -gt 0 ]; do
-    SEQFUZZ_STATS=5 SEQFUZZ_STATS_DIR=$4/stats SEQFUZZ_KNOWN=$5 taskset -c "$core" "$1" -max_total_time="$left" -seed=1 \
+    env ${extra_env[@]+"${extra_env[@]}"} SEQFUZZ_STATS=5 SEQFUZZ_STATS_DIR=$4/stats SEQFUZZ_KNOWN=$5 taskset -c "$core" "$1" -max_total_time="$left" -seed=1 \
       "${mode[@]}" -timeout=25 -rss_limit_mb=2560 \
       -artifact_prefix="$4/crashes/" $([ -f "$3" ] && echo "-dict=$3") "$4/corpus" >"$4/log.1" 2>&1 || true
     cat "$4/log.1" >>"$4/log"
@@ -112,7 +122,7 @@ execs_per_s() {
   fi
 }
 
-echo "# bench/profile.sh --seconds $secs --freq $freq${known:+ --known $known}$([ "$fork" = 1 ] || echo " --in-process") ($(date -u +%F), $(nproc) cores, $(git -C "$root" rev-parse --short HEAD))"
+echo "# bench/profile.sh --seconds $secs --freq $freq${known:+ --known $known}$([ "$fork" = 1 ] || echo " --in-process")${start_corpus:+ --corpus $start_corpus}${extra_env[*]+ --env ${extra_env[*]}} ($(date -u +%F), $(nproc) cores, $(git -C "$root" rev-parse --short HEAD))"
 printf '%-8s | %7s | %7s | %6s | %6s | %7s | %6s | %6s | %11s | %9s | %s\n' lib samples library libffi \
   engine seqfuzz files other "seqfuzz x/s" "calls/s" "own harness x/s"
 splits=()
@@ -135,7 +145,7 @@ for lib in "${libs[@]}"; do
   lib_known=""
   [ -n "$known" ] && [ -d "$known/$lib" ] && lib_known=$known/$lib
   perf record -q -F "$freq" --call-graph dwarf,32768 -o "$d/perf.data" -- \
-    bash -c "$(declare -f fuzz); secs=$secs fork=$fork core=$core; fuzz '$bin' '$bindir/${lib}_seqfuzz_seed_corpus.zip' '$bindir/${lib}_seqfuzz.dict' '$d' '$lib_known'" \
+    bash -c "$(declare -f fuzz); secs=$secs fork=$fork core=$core start_corpus='$start_corpus' extra_env=(${extra_env[*]+${extra_env[*]}}); fuzz '$bin' '$bindir/${lib}_seqfuzz_seed_corpus.zip' '$bindir/${lib}_seqfuzz.dict' '$d' '$lib_known'" \
     2>/dev/null
   # Function -> category, by the source file nm -l gives each symbol.
   nm -l --defined-only "$bin" 2>/dev/null | awk -v root="$root" '
@@ -181,6 +191,16 @@ for lib in "${libs[@]}"; do
         else if (fs[i] ~ /^(sf_solver|serve)/) part = "solver";
         else if (fs[i] ~ /^sf_mut_stateful_stage/) part = "stateful";
       }
+      # In a run of the engine (loading its corpus, or replaying an observed
+      # input): the work of a probe beyond the run (observers, checks, the
+      # repeat check, the entry written first and kept for the mutator).
+      # The run itself counts as any run of the engine does.
+      inrun = 0
+      for (i = 1; i <= nf && part == ""; i++) {
+        if (fs[i] ~ /^sf_exec_run$/) inrun = 1
+        if (fs[i] ~ /^(before_cleanup|record_before_cleanup|record_before_call|record_after_call|observe_slot|observed_run_done|sf_exec_check_repeat|sf_loaded_put)$/ ||
+            (fs[i] ~ /^observed_run$/ && !inrun)) part = "probes"
+      }
       for (i = 1; i <= nf && part == ""; i++)
         if (fs[i] ~ /^(LLVMFuzzerCustomMutator|LLVMFuzzerCustomCrossOver)$/) part = "mutator";
       if (part != "") c = "seqfuzz";
@@ -208,7 +228,7 @@ for lib in "${libs[@]}"; do
   # (none when a run in one process crashed within its first 5 s)
   len=$({ cat "$d"/stats/stats-*.txt 2>/dev/null || true; } | { grep -o 'mean length [0-9.]*' || true; } |
     awk '{s += $3; n++} END {print n ? s / n : 0}')
-  secs=${own_secs:-$secs} fuzz "$bindir/${lib}_own" "$bindir/${lib}_own_seed_corpus.zip" "$bindir/${lib}_own.dict" "$d/own" ""
+  secs=${own_secs:-$secs} start_corpus="" fuzz "$bindir/${lib}_own" "$bindir/${lib}_own_seed_corpus.zip" "$bindir/${lib}_own.dict" "$d/own" ""
   # In one process, say whose runs crashed and when (restarted each time).
   ended=""
   if [ "$fork" = 0 ]; then
