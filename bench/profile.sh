@@ -191,16 +191,6 @@ for lib in "${libs[@]}"; do
         else if (fs[i] ~ /^(sf_solver|serve)/) part = "solver";
         else if (fs[i] ~ /^sf_mut_stateful_stage/) part = "stateful";
       }
-      # In a run of the engine (loading its corpus, or replaying an observed
-      # input): the work of a probe beyond the run (observers, checks, the
-      # repeat check, the entry written first and kept for the mutator).
-      # The run itself counts as any run of the engine does.
-      inrun = 0
-      for (i = 1; i <= nf && part == ""; i++) {
-        if (fs[i] ~ /^sf_exec_run$/) inrun = 1
-        if (fs[i] ~ /^(before_cleanup|record_before_cleanup|record_before_call|record_after_call|observe_slot|observed_run_done|sf_exec_check_repeat|sf_loaded_put)$/ ||
-            (fs[i] ~ /^observed_run$/ && !inrun)) part = "probes"
-      }
       for (i = 1; i <= nf && part == ""; i++)
         if (fs[i] ~ /^(LLVMFuzzerCustomMutator|LLVMFuzzerCustomCrossOver)$/) part = "mutator";
       if (part != "") c = "seqfuzz";

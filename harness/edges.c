@@ -15,9 +15,6 @@ static struct table {
 } tables[MAX_TABLES];
 static uint32_t ntables;
 static uint32_t nseen;
-static uint8_t *held; /* sf_edges_hold's copy of every table, end to end */
-static size_t held_len;
-static bool holding;
 
 /* The engine's own registration (libFuzzer's), reached through --wrap; weak
  * so that a build whose engine has none still links. */
@@ -87,35 +84,4 @@ bool sf_edges_any_new(void) {
 
 uint32_t sf_edges_seen(void) {
   return nseen;
-}
-
-/* Copies every table to held (to_held) or back. */
-NO_COV static void copy_tables(bool to_held) {
-  size_t at = 0;
-  for (uint32_t t = 0; t < ntables; t++) {
-    if (to_held)
-      memcpy(held + at, tables[t].start, tables[t].len);
-    else
-      memcpy(tables[t].start, held + at, tables[t].len);
-    at += tables[t].len;
-  }
-}
-
-NO_COV bool sf_edges_hold(void) {
-  if (holding) return true;
-  size_t total = sf_edges_count();
-  if (total > held_len) { /* a module registered since (dlopen) */
-    uint8_t *p = realloc(held, total);
-    if (!p) return false;
-    held = p;
-    held_len = total;
-  }
-  copy_tables(true);
-  holding = true;
-  return true;
-}
-
-NO_COV void sf_edges_release(void) {
-  if (holding) copy_tables(false);
-  holding = false;
 }

@@ -36,13 +36,4 @@ bool sf_edges_any_new(void);
 /* How many edges sf_edges_new() has counted so far (for statistics). */
 uint32_t sf_edges_seen(void);
 
-/* Work of the harness's own inside one of the engine's runs (observers,
- * the generic checks, while the engine loads its corpus): between hold and
- * release the counters move as they will, and release puts them back as
- * hold found them, so that the engine sees the run's own coverage alone. A
- * hold while one is held is ignored; false when the copy cannot be made
- * (out of memory: the counters are then left as they move). */
-bool sf_edges_hold(void);
-void sf_edges_release(void);
-
 #endif

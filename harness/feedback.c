@@ -14,21 +14,6 @@ uint64_t sf_feedback_input_hash(const uint8_t *data, size_t size) {
   return sf_hash_bytes(data, size, 0x5eedf00d);
 }
 
-static void (*extra_work_begin)(void), (*extra_work_end)(void);
-
-void sf_feedback_bracket_extra_work(void (*begin)(void), void (*end)(void)) {
-  extra_work_begin = begin;
-  extra_work_end = end;
-}
-
-static void begin_extra_work(void) {
-  if (extra_work_begin) extra_work_begin();
-}
-
-static void end_extra_work(void) {
-  if (extra_work_end) extra_work_end();
-}
-
 static void record_state(sf_exec *x, sf_feedback *fb, uint32_t vid) {
   uint64_t st = 0;
   if (sf_exec_observe(x, vid, &st) != 0) st = 0;
@@ -40,7 +25,6 @@ static void record_state(sf_exec *x, sf_feedback *fb, uint32_t vid) {
 static void before_cleanup(void *ctx, sf_exec *x, const sf_seq *s) {
   sf_feedback *fb = ctx;
   uint32_t n = s->nvals < SF_FB_MAX_VALUES ? s->nvals : SF_FB_MAX_VALUES;
-  begin_extra_work();
   /* The generic contracts hold on every live value (exec.h): checked first,
    * so an observer's side effect that happens once is seen. */
   for (uint32_t v = 0; v < s->nvals; v++)
@@ -48,7 +32,6 @@ static void before_cleanup(void *ctx, sf_exec *x, const sf_seq *s) {
   for (uint32_t v = 0; v < n; v++)
     record_state(x, fb, v);
   fb->nvalues = n;
-  end_extra_work();
 }
 
 /* Recording calls (sf_feedback_run_calls): the hooks' context. */
@@ -71,9 +54,7 @@ static void observe_slot(sf_exec *x, call_recorder *r, uint32_t ci, uint8_t slot
   int64_t vals[SF_FB_MAX_OBSERVERS];
   uint64_t known;
   double began = sf_seconds_now();
-  begin_extra_work();
   int n = sf_exec_observe_values(x, vid, vals, &known, SF_FB_MAX_OBSERVERS);
-  end_extra_work();
   call_observation_seconds += sf_seconds_now() - began;
   if (n > SF_FB_MAX_OBSERVERS) n = SF_FB_MAX_OBSERVERS;
   for (int k = 0; k < n; k++) {

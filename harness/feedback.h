@@ -96,15 +96,6 @@ sf_run_status sf_feedback_run(sf_exec *x, const sf_seq *s, uint64_t input_hash, 
 sf_run_status sf_feedback_run_calls(sf_exec *x, const sf_seq *s, uint64_t input_hash,
                                     sf_feedback *fb);
 
-/* The work a run does beyond its calls: the observers and the generic
- * checks at its end (sf_feedback_run), the observations around each call
- * (sf_feedback_run_calls). A harness that does it inside one of the
- * engine's runs, whose coverage the engine counts (libFuzzer loading its
- * corpus), brackets it with begin and end so that the engine sees the
- * calls' coverage alone (harness/edges.h: hold, release). NULL, NULL (the
- * default): no bracket. */
-void sf_feedback_bracket_extra_work(void (*begin)(void), void (*end)(void));
-
 /* Seconds this process spent observing calls in sf_feedback_run_calls (the
  * state observers before and after each call): a caller that keeps them to
  * a share of its time records calls only while they are under it. */

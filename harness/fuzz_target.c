@@ -34,7 +34,6 @@
 #include "mutator/mutate.h"
 #include "options.h"
 #include "known.h"
-#include "loaded.h"
 #include "run_server.h"
 #include "solver/budget.h"
 #include "campaign.h"
@@ -81,8 +80,6 @@ static struct {
   char campaign_path[4200];  /* a fork-mode job's campaign counts (harness/campaign.h), or "" */
   sf_campaign_set *observed; /* a fork-mode job's: entries an earlier job observed */
   uint64_t checked;          /* probes that ran the generic checks (within their budget) */
-  bool load_probing;         /* a fuzzing run: the engine's loading runs are probes */
-  uint64_t load_probes;      /* entries the engine loaded, probed in its own run */
 } G;
 
 static void set_running_call(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o) {
@@ -243,57 +240,6 @@ static bool observations_within_budget(void) {
   return sf_exec_generic_seconds(G.exec) + sf_feedback_call_observation_seconds() <= allowed;
 }
 
-/* The generic checks of an entry met for the first time, while they keep
- * to their budget; whether it is within (its calls may then be recorded
- * too). An entry an earlier fork-mode job observed is not observed again:
- * its checks would find what they found then, and every job meets the
- * entries it loads anew (harness/campaign.h). */
-static bool observe_within_budget(uint64_t hash) {
-  bool within = !sf_campaign_set_has(G.observed, hash) && observations_within_budget(),
-       check = G.opt.generic && within;
-  if (check) G.checked++;
-  if (within && (check || G.opt.contracts)) sf_campaign_set_add(G.observed, hash);
-  sf_exec_generic_checks(G.exec, check);
-  return within;
-}
-
-/* A probe's run: observed, its comparisons traced, its input written first
- * (probe_guard_arm); with its calls recorded when stateful testing learns
- * from it. */
-static void observed_run(sf_seq *seq, uint64_t hash, bool within, sf_feedback *fb) {
-  sf_cmp_trace_begin();
-  probe_guard_arm(seq, hash);
-  if (G.opt.contracts && within)
-    sf_feedback_run_calls(G.exec, seq, hash, fb);
-  else
-    sf_feedback_run(G.exec, seq, hash, fb);
-}
-
-/* After a probe's run: its comparisons, then the repeat check (which runs
- * by the clock: its observers' comparisons are not the entry's). */
-static void observed_run_done(sf_seq *seq, sf_feedback *fb) {
-  fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
-  fb->nanswer_cmp = sf_cmp_trace_answer_cmps(fb->answer_cmp, SF_FB_MAX_ANSWER_CMP);
-  sf_cmp_trace_separators(fb->separators);
-  sf_exec_check_repeat(G.exec, seq); /* nothing when the checks are off */
-  sf_exec_generic_checks(G.exec, G.opt.generic != 0);
-  probe_guard_disarm();
-}
-
-/* A probe's run cost: its time but the generic checks'. */
-static double probe_cost(double began, double checks_before) {
-  return sf_seconds_now() - began - (sf_exec_generic_seconds(G.exec) - checks_before);
-}
-
-/* A new corpus entry: the solver learns its comparisons (while the budget
- * pays, the learning guessed to cost what its probe's run did: one traced
- * run, not the generic checks), and counts it as a confirmation if it is
- * one of its results. */
-static void solver_learns(const uint8_t *data, size_t size, double run_cost) {
-  sf_solver_budget_new_input(&G.budget);
-  if (solver_client()) sf_solver_client_learn(G.remote, &G.budget, run_cost, data, size);
-}
-
 /* The mutator's runner (libFuzzer, in-process): a full run, observers
  * included, of a corpus entry it meets for the first time. */
 static void probe_run(void *ctx, const uint8_t *data, size_t size, bool own_output,
@@ -313,74 +259,47 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, bool own_outp
      * edges the campaign knows, new to this process alone. */
     if (own_output) sf_exec_count_edges(G.exec, sf_edges_new, sf_mutator_costly_calls(G.mut));
   }
-  bool within = observe_within_budget(hash);
+  /* An entry an earlier fork-mode job observed is not observed again: its
+   * checks would find what they found then, and every job meets the
+   * entries it loads anew (harness/campaign.h). */
+  bool within = !sf_campaign_set_has(G.observed, hash) && observations_within_budget(),
+       check = G.opt.generic && within;
+  if (check) G.checked++;
+  if (within && (check || G.opt.contracts)) sf_campaign_set_add(G.observed, hash);
+  sf_exec_generic_checks(G.exec, check);
   /* Not the engine's run: its comparison callbacks would feed tables it
    * clears before its next run (value profile) or keeps for mutations the
    * custom mutator replaces, at a cost that can pass the run's own. */
   sf_cmp_trace_forward(false);
-  observed_run(&G.probe_seq, hash, within, fb);
+  sf_cmp_trace_begin();
+  probe_guard_arm(&G.probe_seq, hash);
+  if (G.opt.contracts && within)
+    sf_feedback_run_calls(G.exec, &G.probe_seq, hash, fb); /* stateful testing learns from it */
+  else
+    sf_feedback_run(G.exec, &G.probe_seq, hash, fb);
+  /* The entry's own edges and comparisons, before the repeat check (which
+   * runs by the clock) can add its observers' to them. */
   if (count_edges) {
     fb->new_edges = (own_output ? sf_exec_counted_edges(G.exec) : 0) + sf_edges_new();
     sf_exec_count_edges(G.exec, NULL, NULL);
   }
-  observed_run_done(&G.probe_seq, fb);
+  fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
+  fb->nanswer_cmp = sf_cmp_trace_answer_cmps(fb->answer_cmp, SF_FB_MAX_ANSWER_CMP);
+  sf_cmp_trace_separators(fb->separators);
+  sf_exec_check_repeat(G.exec, &G.probe_seq); /* nothing when the checks are off */
+  sf_exec_generic_checks(G.exec, G.opt.generic != 0);
   sf_cmp_trace_forward(true);
-  solver_learns(data, size, probe_cost(began, checks_before));
-}
-
-/* The engine's coverage while the harness does work of its own inside one
- * of the engine's runs: held, and no comparison reaches the engine. */
-static void hold_engine_coverage(void) {
-  sf_edges_hold();
-  sf_cmp_trace_forward(false);
-}
-
-static void release_engine_coverage(void) {
-  sf_cmp_trace_forward(true);
-  sf_edges_release();
-}
-
-/* While libFuzzer loads its corpus (a seed corpus, a restart after a
- * crash, a fork-mode job's share) nothing has been mutated yet, and each
- * run is of an entry the mutator will meet: the engine's run is the probe.
- * Without this every loaded entry ran twice, the second time when the
- * mutator first met it (sqlite3 restarted on 2,290 entries: 3-4 points of
- * its CPU time). The observers and checks run with the engine's coverage
- * held, so its features are the plain run's; the record waits in
- * harness/loaded.h until the mutator takes it (take_loaded). Returns
- * whether the run was legal. */
-static bool load_probe(sf_seq *seq, const uint8_t *data, size_t size, uint64_t hash) {
-  static sf_feedback fb;
-  double began = sf_seconds_now(), checks_before = sf_exec_generic_seconds(G.exec);
-  bool within = observe_within_budget(hash);
-  sf_feedback_bracket_extra_work(hold_engine_coverage, release_engine_coverage);
-  observed_run(seq, hash, within, &fb);
-  sf_feedback_bracket_extra_work(NULL, NULL);
-  /* An entry the engine loaded reaches edges new to this process alone. */
-  if (sf_edges_available()) fb.new_edges = sf_edges_new();
-  hold_engine_coverage();
-  observed_run_done(seq, &fb);
-  release_engine_coverage();
-  if (sf_loaded_put(data, size, &fb, probe_cost(began, checks_before))) G.load_probes++;
-  G.local.status = fb.status; /* for the statistics of illegal runs */
-  return fb.status == SF_RUN_OK || fb.status == SF_RUN_ERROR_RESULT;
-}
-
-static void take_loaded_entry(void *ctx, const uint8_t *data, size_t size, const sf_feedback *fb,
-                              double run_cost) {
-  (void)ctx;
-  sf_mutator_add_input(G.mut, data, size, fb);
-  solver_learns(data, size, run_cost);
-}
-
-/* The entries probed while the engine loaded its corpus join the pool
- * (before the first mutation, and before a report of the contracts). */
-static void take_loaded(void) {
-  if (sf_loaded_count()) sf_loaded_drain(take_loaded_entry, NULL);
+  probe_guard_disarm();
+  sf_solver_budget_new_input(&G.budget);
+  /* A corpus entry: the solver learns its comparisons (while the budget
+   * pays, the learning guessed to cost what this probe's run did: one
+   * traced run, not the generic checks), and counts it as a confirmation if
+   * it is one of its results. */
+  double run_cost = sf_seconds_now() - began - (sf_exec_generic_seconds(G.exec) - checks_before);
+  if (solver_client()) sf_solver_client_learn(G.remote, &G.budget, run_cost, data, size);
 }
 
 static void write_stats_file(void);
-static void write_stats_at_exit(void);
 
 /* (Re)load SEQFUZZ_KNOWN's patterns: at the start, and whenever the
  * directory changes (`seqfuzz fuzz` adds the bugs it triages while the
@@ -482,7 +401,7 @@ static void init_once(void) {
   G.last_stats = time(NULL);
   G.started = sf_seconds_now();
   G.contracts_out = G.opt.contracts ? getenv("SEQFUZZ_CONTRACTS_OUT") : NULL;
-  if (getenv("SEQFUZZ_STATS_DIR") || G.contracts_out) atexit(write_stats_at_exit);
+  if (getenv("SEQFUZZ_STATS_DIR") || G.contracts_out) atexit(write_stats_file);
   if (getenv("SEQFUZZ_HELP")) {
     fprintf(stderr, "seqfuzz options (environment):\n");
     sf_options_print(&G.opt, stderr);
@@ -517,18 +436,17 @@ static void print_stats(FILE *out) {
   double cand = s.candidates ? (double)s.candidates : 1;
   fprintf(out,
           "seqfuzz: execs %llu (illegal %.1f%%, foreign %.1f%%) | mutations %llu: pruned illegal "
-          "%.1f%%, equivalent %.1f%% | pool %llu, states %llu, probes %llu (in the engine's "
-          "loading runs %llu, checked %llu, smaller copies not probed %llu), "
+          "%.1f%%, equivalent %.1f%% | pool %llu, states %llu, probes %llu (checked %llu, smaller "
+          "copies not probed %llu), "
           "answer trials %llu, option trials %llu, edges %u | mean length %.1f (cap %u) | inputs "
           "decoded %llu of %llu\n",
           (unsigned long long)G.execs, 100.0 * (double)G.illegal / (double)(G.execs ? G.execs : 1),
           100.0 * (double)G.foreign / (double)(G.execs ? G.execs : 1),
           (unsigned long long)s.mutations, 100.0 * (double)s.pruned_illegal / cand,
           100.0 * (double)s.pruned_equiv / cand, (unsigned long long)s.pool_size,
-          (unsigned long long)s.states_seen, (unsigned long long)(s.probes + G.load_probes),
-          (unsigned long long)G.load_probes, (unsigned long long)G.checked,
-          (unsigned long long)s.copies_unprobed, (unsigned long long)s.answer_trials,
-          (unsigned long long)s.option_trials, sf_edges_seen(),
+          (unsigned long long)s.states_seen, (unsigned long long)s.probes,
+          (unsigned long long)G.checked, (unsigned long long)s.copies_unprobed,
+          (unsigned long long)s.answer_trials, (unsigned long long)s.option_trials, sf_edges_seen(),
           s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0, s.length_cap,
           (unsigned long long)(s.loads - s.loads_cached), (unsigned long long)s.loads);
   /* Which mutations made corpus entries that reached new code (the
@@ -589,13 +507,6 @@ static void print_stats(FILE *out) {
 static void write_contracts(const char *path) {
   sf_contracts *ct = G.mut ? sf_mutator_contracts(G.mut) : NULL;
   if (ct) sf_contracts_save(ct, path);
-}
-
-/* At exit (-runs=0 over a corpus for a report of its contracts: the
- * entries loaded are all there is). */
-static void write_stats_at_exit(void) {
-  take_loaded();
-  write_stats_file();
 }
 
 /* SEQFUZZ_STATS_DIR: this process's statistics in DIR/stats-PID.txt, a
@@ -752,29 +663,6 @@ const char *__ubsan_default_options(void) {
   return "print_stacktrace=1";
 }
 
-/* Is this a fuzzing run, whose engine loads a corpus it then mutates? Not
- * a merge (its runs must cost what the plain ones do, and merges start no
- * solver), nor a crash's minimization or cleansing, nor a run of given
- * files (a replay runs as its input says, sf_feedback_replay). */
-static bool fuzzing_run(int argc, char **argv) {
-  static const char *const not_fuzzing[] = {
-      "-merge=",         "-set_cover_merge=",    "-minimize_crash=",
-      "-cleanse_crash=", "-merge_control_file=", "-minimize_crash_internal_step="};
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    struct stat st;
-    if (a[0] != '-') {
-      if (stat(a, &st) == 0 && !S_ISDIR(st.st_mode)) return false;
-      continue;
-    }
-    for (size_t k = 0; k < sizeof not_fuzzing / sizeof *not_fuzzing; k++) {
-      size_t n = strlen(not_fuzzing[k]);
-      if (strncmp(a, not_fuzzing[k], n) == 0 && strcmp(a + n, "0") != 0) return false;
-    }
-  }
-  return true;
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   init_once();
   if (getenv(SF_SOLVER_SERVE_ENV)) serve();
@@ -793,7 +681,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
       sf_mutator_set_runner(G.mut, NULL, NULL);
       G.solver_wanted = false; /* its results would not be smaller crashes */
     }
-  G.load_probing = G.opt.load_probes && !G.channel && fuzzing_run(*argc, *argv);
   return 0;
 }
 
@@ -866,15 +753,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (sf_mutator_interpret(G.mut, &G.seq, data, size)) return REJECT;
     }
   }
+  /* A report of the corpus's contracts (SEQFUZZ_CONTRACTS_OUT, with
+   * -runs=0 over it): while the engine loads the corpus (no mutation yet),
+   * the mutator learns from each input as it would when it first mutates
+   * it (its probe doubles the run's coverage counts). */
+  if (G.contracts_out && !G.mutated) sf_mutator_meet(G.mut, data, size);
   if (G.opt.trace) return trace_run(seq, hash);
   bool legal;
-  static uint64_t last_loaded; /* libFuzzer runs an input again to look for a leak */
-  if (G.load_probing && !G.mutated && seq == &G.seq && hash != last_loaded) {
-    /* The engine loads its corpus (a report of its contracts,
-     * SEQFUZZ_CONTRACTS_OUT with -runs=0, is made of these runs). */
-    last_loaded = hash;
-    legal = load_probe(&G.seq, data, size, hash);
-  } else if (G.channel) {
+  if (G.channel) {
     /* AFL++: the mutator cannot run inputs, so every run records everything. */
     sf_cmp_trace_begin();
     sf_feedback *fb = sf_channel_record(G.channel);
@@ -932,7 +818,6 @@ static void note_call_stats(void) {
 
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
   init_once();
-  take_loaded();
   note_call_stats();
   size_t solved = solver_stage(data, max_size);
   if (solved) return solved;
@@ -954,7 +839,6 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
 size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2, size_t s2,
                                  uint8_t *out, size_t max_out, unsigned int seed) {
   init_once();
-  take_loaded();
   note_call_stats();
   G.mutated = true;
   return sf_mutator_crossover(G.mut, d1, s1, d2, s2, out, max_out, seed);

@@ -218,6 +218,12 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
   return e;
 }
 
+void sf_mutator_meet(sf_mutator *m, const uint8_t *data, size_t size) {
+  uint32_t legal;
+  bool fails_last;
+  know_input(m, data, size, sf_feedback_input_hash(data, size), &legal, &fails_last);
+}
+
 void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const sf_feedback *fb) {
   uint64_t h = sf_feedback_input_hash(data, size);
   bool is_new = !sf_pool_find(m->pool, h);

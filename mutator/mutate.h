@@ -168,14 +168,15 @@ const bool *sf_mutator_costly_calls(const sf_mutator *m);
  * sf_feedback_input_hash (saves the harness decoding it); else NULL. Valid
  * until the next call into the mutator. */
 const sf_seq *sf_mutator_last_output(const sf_mutator *m, uint64_t hash);
+/* Learn what the runner tells of an input now, as when it is first
+ * mutated (a probe run if it is new to the pool). */
+void sf_mutator_meet(sf_mutator *m, const uint8_t *data, size_t size);
 /* Constants the target compared against and its separators (bit c of
  * separators[c / 64]), learnt elsewhere than from a run record: from the
  * solver server, under AFL++ (solver/remote.h, sf_solver_hints). */
 void sf_mutator_learn_compared(sf_mutator *m, const uint64_t *vals, uint32_t n,
                                const uint64_t separators[4]);
-/* A new corpus entry with the record of its run (fb may be NULL: unknown):
- * under AFL++, and under libFuzzer for the entries it loaded, each probed
- * in the engine's run of it (harness/loaded.h). */
+/* A new corpus entry with the record of its run (fb may be NULL: unknown). */
 void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const sf_feedback *fb);
 void sf_mutator_get_stats(const sf_mutator *m, sf_mutator_stats *st);
 /* Name of the last mutation applied ("extend", "splice", ...). */
