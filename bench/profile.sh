@@ -145,7 +145,7 @@ for lib in "${libs[@]}"; do
   lib_known=""
   [ -n "$known" ] && [ -d "$known/$lib" ] && lib_known=$known/$lib
   perf record -q -F "$freq" --call-graph dwarf,32768 -o "$d/perf.data" -- \
-    bash -c "$(declare -f fuzz); secs=$secs fork=$fork core=$core start_corpus='$start_corpus'; $(declare -p extra_env); fuzz '$bin' '$bindir/${lib}_seqfuzz_seed_corpus.zip' '$bindir/${lib}_seqfuzz.dict' '$d' '$lib_known'" \
+    bash -c "$(declare -f fuzz); secs=$secs fork=$fork core=$core; $(declare -p start_corpus extra_env); fuzz '$bin' '$bindir/${lib}_seqfuzz_seed_corpus.zip' '$bindir/${lib}_seqfuzz.dict' '$d' '$lib_known'" \
     2>/dev/null
   # Function -> category, by the source file nm -l gives each symbol.
   nm -l --defined-only "$bin" 2>/dev/null | awk -v root="$root" '
