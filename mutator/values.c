@@ -245,10 +245,6 @@ static void gen_list(sf_mutator *m, sf_buf *out) {
   }
 }
 
-/* Bytes for a string or buffer (for parameter like, if not NULL): a
- * dictionary word, the bytes of another argument of the sequence (so keys
- * match across calls), a list of names when the target compares separators,
- * or letters and bytes. */
 /* Bytes that the call which made one of this call's handles took: a
  * pattern's own text as the subject of a match with the compiled pattern
  * (how pcre2's own harness reaches deep into its matchers), a document's
@@ -279,7 +275,10 @@ static bool producer_bytes(sf_mutator *m, const sf_seq *s, const sf_func *f, con
 }
 
 /* New bytes for parameter like of f (NULL for none: a script's or a list's
- * piece), args: the call's arguments (NULL if unknown). */
+ * piece), args: the call's arguments (NULL if unknown): a dictionary word,
+ * the bytes of another argument of the sequence (so keys match across
+ * calls), a list of names when the target compares separators, or letters
+ * and bytes. */
 static void pick_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, uint64_t max_len,
                        const sf_func *f, const sf_param *like, const sf_arg *args) {
   sf_rng *r = &m->rng;
