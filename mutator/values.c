@@ -148,9 +148,6 @@ uint64_t sf_mut_gen_prim(sf_mutator *m, const sf_param *p) {
   }
 }
 
-/* The bytes of a string or buffer argument of s, appended to out: two
- * times in three one of a parameter named like `like` (a key put, then
- * looked up and deleted: the same role across functions), else any. */
 /* Is argument i of call ci of s a non-empty input of like's kind and name? */
 static bool same_role(const sf_seq *s, uint32_t ci, uint32_t i, const sf_param *like) {
   const sf_param *p = &sf_seq_func(s, ci)->params[i];
@@ -175,6 +172,9 @@ static bool reuse_from_call(sf_mutator *m, const sf_seq *s, sf_buf *out, const s
   return a != NULL;
 }
 
+/* The bytes of a string or buffer argument of s, appended to out: two
+ * times in three one of a parameter named like `like` (a key put, then
+ * looked up and deleted: the same role across functions), else any. */
 static void reuse_bytes(sf_mutator *m, const sf_seq *s, sf_buf *out, const sf_param *like) {
   sf_rng *r = &m->rng;
   if (like && like->name && sf_rng_chance(r, 2, 3)) {
