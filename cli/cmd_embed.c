@@ -87,6 +87,11 @@ int cmd_embed(int argc, char **argv) {
   sf_buf_printf(&out, "const char sf_embedded_api_path[] = ");
   c_string(&out, (const uint8_t *)base, strlen(base));
   sf_buf_printf(&out, ";\nconst size_t sf_embedded_api_len = %zu;\n", text.len);
+  bool coverage_state = false;
+  for (uint32_t h = 0; h < api->nhandles; h++)
+    coverage_state |= sf_api_coverage_state(api, h);
+  sf_buf_printf(&out, "const bool sf_embedded_coverage_state = %s;\n",
+                coverage_state ? "true" : "false");
   sf_buf_printf(&out, "const char sf_embedded_api_text[] =\n    ");
   c_string(&out, text.data, text.len);
   sf_buf_printf(&out, ";\n\n");

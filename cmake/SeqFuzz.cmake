@@ -14,7 +14,8 @@ function(seqfuzz_add_fuzzer name)
     COMMENT "Embedding ${ARG_API} into ${name}")
   add_executable(${name} ${gen} ${SEQFUZZ_SOURCE_DIR}/harness/fuzz_target.c
                          ${SEQFUZZ_SOURCE_DIR}/harness/cmp_trace.c
-                         ${SEQFUZZ_SOURCE_DIR}/harness/edges.c)
+                         ${SEQFUZZ_SOURCE_DIR}/harness/edges.c
+                         ${SEQFUZZ_SOURCE_DIR}/harness/state_features.c)
   # Every comparison of the library passes through cmp_trace.c's wrappers:
   # without a frame of their own, the common case is a test and a jump to
   # the engine's callback (with one, two more instructions and a stack

@@ -211,6 +211,9 @@ enum {
    * call was refused); the run goes on, and what the call would have made is
    * NULL. */
   SF_F_RECOVERABLE = 1 << 4,
+  /* `coverage` on a state observer: its answer is part of its handle's
+   * coverage state (sf_api_coverage_state). */
+  SF_F_COVERAGE = 1 << 5,
 };
 
 /* ---- contracts (docs/grammar.md §4a) ------------------------------------
@@ -271,6 +274,7 @@ typedef struct sf_state {
   sf_param ret; /* a number, bool or enum */
   uint32_t handle;
   uint32_t line;
+  bool coverage; /* `state ... coverage;`: part of the coverage state */
 } sf_state;
 /* `sets NAME(p) = EXPR` of a function: after each call made, state NAME of
  * the handle argument p becomes EXPR (over ret, the arguments, observers and
@@ -454,6 +458,14 @@ int32_t sf_func_state_observer(const sf_func *f);
  * the executor observes them in): their function indexes in out[0..max).
  * Returns how many there are. */
 uint32_t sf_api_state_observers(const sf_api *api, uint32_t htype, uint32_t *out, uint32_t max);
+
+/* The coverage state of a handle type (IJON's annotated state, declared in
+ * the grammar): the `coverage` state observers and `coverage` states of
+ * htype. After each call made that did not fail, the harness hashes their
+ * values for every handle the call took or made, and a fuzzer hands each
+ * joint value seen to the engine as a feature of its own: a state no input
+ * reached before is kept like new code. Does htype have one? */
+bool sf_api_coverage_state(const sf_api *api, uint32_t htype);
 
 /* The symbol the second implementation calls for function fi (the
  * function's own name when it maps nothing). Needs api->diff. */

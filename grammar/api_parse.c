@@ -336,6 +336,16 @@ uint32_t sf_api_state_observers(const sf_api *api, uint32_t htype, uint32_t *out
   return n;
 }
 
+bool sf_api_coverage_state(const sf_api *api, uint32_t htype) {
+  for (uint32_t i = 0; i < api->nstates; i++)
+    if (api->states[i].coverage && api->states[i].handle == htype) return true;
+  for (uint32_t i = 0; i < api->nfuncs; i++)
+    if ((api->funcs[i].flags & SF_F_COVERAGE) &&
+        sf_func_state_observer(&api->funcs[i]) == (int32_t)htype)
+      return true;
+  return false;
+}
+
 int32_t sf_api_find_handle(const sf_api *api, const char *name) {
   for (uint32_t i = 0; i < api->nhandles; i++)
     if (strcmp(api->handles[i].name, name) == 0) return (int32_t)i;
@@ -1649,7 +1659,9 @@ static bool parse_state(parser *ps) {
   char *pname = NULL;
   if (!expect_ident(ps, "a parameter name", &pname)) return false;
   free(pname);
-  return expect(ps, ")") && expect(ps, ";");
+  if (!expect(ps, ")")) return false;
+  if (accept(ps, "coverage")) st->coverage = true;
+  return expect(ps, ";");
 }
 
 /* `reads P->a.b`: f returns a member of its only parameter, a handle. */
@@ -1991,6 +2003,7 @@ static bool parse_func(parser *ps) {
   }
 
   /* Attributes. */
+  sf_tok cov_at = ps->tok; /* where `coverage` was written */
   for (;;) {
     sf_tok at = ps->tok;
     if (accept(ps, "error")) {
@@ -2079,6 +2092,9 @@ static bool parse_func(parser *ps) {
         return fail_at(ps, &at, "a handle cannot depend on itself");
     } else if (accept(ps, "nondeterministic")) {
       f->flags |= SF_F_NONDETERMINISTIC;
+    } else if (accept(ps, "coverage")) {
+      f->flags |= SF_F_COVERAGE;
+      cov_at = at;
     } else if (accept(ps, "observer")) {
       f->flags |= SF_F_OBSERVER;
       bool has_handle = false;
@@ -2095,6 +2111,14 @@ static bool parse_func(parser *ps) {
   }
   if (f->ninvalidated_by && f->owner_param < 0)
     return fail(ps, ps->tok.line, ps->tok.col, "invalidated_by needs owned_by");
+  /* The harness calls a coverage observer after calls, and a reproducer
+   * the same way: just the handle in, a value to hash out. */
+  if ((f->flags & SF_F_COVERAGE) &&
+      (sf_func_state_observer(f) < 0 || f->nparams != 1 ||
+       !(sf_kind_is_int(f->ret.kind) || f->ret.kind == SF_BOOL || f->ret.kind == SF_ENUM)))
+    return fail_at(ps, &cov_at,
+                   "coverage marks an observer that takes only its handle and returns a "
+                   "number, a bool or an enum (no requires)");
   if (f->depends_param >= 0 && f->owner_param >= 0)
     return fail(ps, ps->tok.line, ps->tok.col,
                 "an owned result dies with its owner: drop depends_on or owned_by");

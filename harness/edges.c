@@ -20,11 +20,13 @@ static uint32_t nseen;
  * so that a build whose engine has none still links. */
 void __real___sanitizer_cov_8bit_counters_init(uint8_t *start, uint8_t *stop) __attribute__((weak));
 
-NO_COV void __wrap___sanitizer_cov_8bit_counters_init(uint8_t *start, uint8_t *stop) {
-  if (ntables < MAX_TABLES && stop > start) {
-    size_t len = (size_t)(stop - start);
+NO_COV void sf_edges_watch(uint8_t *start, size_t len) {
+  if (ntables < MAX_TABLES && len)
     tables[ntables++] = (struct table){start, len, calloc((len + 7) / 8, 1)};
-  }
+}
+
+NO_COV void __wrap___sanitizer_cov_8bit_counters_init(uint8_t *start, uint8_t *stop) {
+  if (stop > start) sf_edges_watch(start, (size_t)(stop - start));
   if (__real___sanitizer_cov_8bit_counters_init)
     __real___sanitizer_cov_8bit_counters_init(start, stop);
 }

@@ -24,6 +24,10 @@
 bool sf_edges_available(void);
 /* How many edges the counters cover (0 without them). */
 size_t sf_edges_count(void);
+/* Count the counters in [start, start + len) too: features the harness
+ * sets itself (state_features.h), which the engine clears and reads as it
+ * does the target's. */
+void sf_edges_watch(uint8_t *start, size_t len);
 /* Zero every counter (before a run of the harness's own). */
 void sf_edges_clear(void);
 /* How many edges the counters show reached that no earlier call of this

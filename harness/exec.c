@@ -476,6 +476,14 @@ sf_exec *sf_exec_new(const sf_api *api, sf_resolve_fn resolve, void *ctx, char *
     o[x->nobservers[handle]++] = i;
     x->observers[handle] = o;
   }
+  for (uint32_t h = 0; h < api->nhandles; h++) {
+    if (!sf_api_coverage_state(api, h)) continue;
+    if (!x->coverage_types && !(x->coverage_types = calloc(api->nhandles, sizeof(bool)))) {
+      sf_exec_free(x);
+      return NULL;
+    }
+    x->coverage_types[h] = true;
+  }
   sf_oracle_init(x);
   return x;
 }
@@ -488,6 +496,7 @@ void sf_exec_free(sf_exec *x) {
       free(x->observers[h]);
   free(x->observers);
   free(x->nobservers);
+  free(x->coverage_types);
   free(x->call_stats);
   free(x->struct_size);
   free(x->files);
@@ -1045,6 +1054,60 @@ int sf_exec_observe_values(sf_exec *x, uint32_t vid, int64_t *vals, uint64_t *kn
   return (int)x->nobservers[h];
 }
 
+void sf_exec_on_coverage_state(sf_exec *x, void (*fn)(uint64_t joint)) {
+  x->on_coverage_state = fn;
+}
+
+/* A coverage value's class: 0, 1, 2 and 3 themselves, then one class per
+ * power of two (4-7, 8-15, ...), negative values alike. A count an input
+ * can raise by repeating a call then makes a few features, not one per
+ * repetition (AFL++ counts hits the same way). */
+static uint64_t coverage_class(int64_t v) {
+  uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;               /* |v|, INT64_MIN too */
+  uint64_t c = m < 4 ? m : 2 + (uint64_t)(64 - __builtin_clzll(m)); /* 4-7 -> 5, 8-15 -> 6 */
+  return v < 0 ? ~c : c;
+}
+
+/* The joint value of value vid's coverage state: the classes of its type's
+ * coverage observers' answers and coverage states, hashed. */
+static uint64_t coverage_state(sf_exec *x, uint32_t vid) {
+  const sf_api *api = x->api;
+  uint32_t h = x->life.htype[vid];
+  uint64_t st = sf_hash_mix(0xc0fe, h);
+  uint64_t arg = (uint64_t)(uintptr_t)x->ptrs[vid];
+  for (uint32_t k = 0; k < x->nobservers[h]; k++) {
+    uint32_t fi = x->observers[h][k];
+    const sf_func *f = &api->funcs[fi];
+    if (!(f->flags & SF_F_COVERAGE)) continue;
+    sf_kind kind = f->ret.kind == SF_ENUM ? api->enums[f->ret.type_index].base : f->ret.kind;
+    st = sf_hash_mix(st, coverage_class((int64_t)widen(kind, sf_exec_call_raw(x, fi, &arg))));
+  }
+  for (uint32_t i = 0; i < api->nstates; i++)
+    if (api->states[i].coverage && api->states[i].handle == h)
+      st = sf_hash_mix(st, coverage_class(x->states[(size_t)vid * api->nstates + i]));
+  return st;
+}
+
+/* After call ci made and not failed: the coverage state of each live handle
+ * it took or made (exec.h: sf_exec_on_coverage_state). */
+static void observe_coverage(sf_exec *x, const sf_seq *s, uint32_t ci) {
+  const sf_func *f = sf_seq_func(s, ci);
+  const sf_arg *a = sf_seq_args(s, ci);
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    const sf_param *p = &f->params[i];
+    if (p->kind != SF_HANDLE || (p->flags & SF_P_OUT) || !x->coverage_types[p->type_index] ||
+        a[i].bits == SF_NULL_REF || !x->life.alive[a[i].bits] || !x->ptrs[a[i].bits])
+      continue;
+    uint64_t joint = coverage_state(x, (uint32_t)a[i].bits);
+    if (x->on_coverage_state) x->on_coverage_state(joint);
+  }
+  for (uint32_t v = s->calls[ci].val0; v < s->calls[ci].val0 + f->nproduced; v++) {
+    if (!x->coverage_types[x->life.htype[v]] || !x->life.alive[v] || !x->ptrs[v]) continue;
+    uint64_t joint = coverage_state(x, v);
+    if (x->on_coverage_state) x->on_coverage_state(joint);
+  }
+}
+
 void sf_exec_trace_state(sf_exec *x, bool on) {
   x->trace_state = on;
 }
@@ -1242,6 +1305,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
       }
     }
     if (x->oracle_hooks) sf_oracle_after_call(x, s, &o);
+    if (x->coverage_types) observe_coverage(x, s, ci);
     if (hooks && hooks->after_call) hooks->after_call(hooks->ctx, x, s, &o);
     if (o.str && x->funcs[s->calls[ci].func].release)
       x->funcs[s->calls[ci].func].release((void *)o.str);

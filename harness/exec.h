@@ -145,6 +145,13 @@ typedef void (*sf_violation_fn)(void *ctx, const char *report);
 /* Report violations to fn instead of aborting (tests); the run goes on. */
 void sf_exec_on_violation(sf_exec *x, sf_violation_fn fn, void *ctx);
 
+/* Tell fn the joint value of the coverage state (api.h:
+ * sf_api_coverage_state) of each handle a call took or made, after each
+ * call made that did not fail: a fuzzer makes each value a feature. The
+ * coverage observers are called whether or not fn is set, so that every run
+ * of an input makes the same calls. NULL stops. */
+void sf_exec_on_coverage_state(sf_exec *x, void (*fn)(uint64_t joint));
+
 /* Tell fn each answer a mock takes from its script (its result, widened,
  * and its out numbers) as the mock gives it: comparison tracing watches it
  * (sf_cmp_trace_watch_answer). */

@@ -100,6 +100,10 @@ struct sf_exec {
   /* `state`s: nstates per value id, 0 when the value is made. */
   int64_t *states;
   uint32_t statecap;
+  /* Per handle type: has it a coverage state (sf_api_coverage_state)?
+   * NULL when no type has. */
+  bool *coverage_types;
+  void (*on_coverage_state)(uint64_t joint); /* sf_exec_on_coverage_state */
 };
 
 /* Call function fi with its input parameters' values in order (handles and

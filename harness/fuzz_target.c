@@ -39,6 +39,7 @@
 #include "campaign.h"
 #include "solver/remote.h"
 #include "solver/solver.h"
+#include "state_features.h"
 
 /* libFuzzer's own byte mutator (libAFLDriver's returns 0: no mutation). */
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
@@ -332,6 +333,13 @@ static void reload_known(void) {
   G.known_mtime = st.st_mtim; /* not again until it changes again */
 }
 
+/* AFL++'s driver starts its fork server before LLVMFuzzerInitialize, and
+ * the map's size is fixed then: the coverage states' entries are registered
+ * before main (after the instrumented modules' constructors). */
+__attribute__((constructor)) static void register_state_features(void) {
+  if (sf_embedded_coverage_state) sf_state_features_init();
+}
+
 static void init_once(void) {
   if (G.api) return;
   char err[2048];
@@ -349,6 +357,10 @@ static void init_once(void) {
   sf_options_from_env(&G.opt);
   sf_exec_generic_checks(G.exec, G.opt.generic != 0);
   sf_exec_on_mock_answer(G.exec, sf_cmp_trace_watch_answer);
+  /* The grammar's coverage states become the engine's features (made
+   * visible to the engine in register_state_features). */
+  if (sf_embedded_coverage_state && G.opt.coverage_state)
+    sf_exec_on_coverage_state(G.exec, sf_state_features_hit);
   /* Known bugs are set aside while fuzzing, and in replays; not in the
    * run server, whose tools (triage, min) must see every crash. */
   const char *known = getenv("SEQFUZZ_KNOWN");

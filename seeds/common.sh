@@ -10,7 +10,7 @@
 #
 # seqfuzz's own runtime is compiled without coverage instrumentation, so the
 # engine's feedback is the library's coverage only. Its harness entry points
-# (fuzz_target.c, cmp_trace.c, edges.c) keep the sanitizers of $CFLAGS; its
+# (fuzz_target.c, cmp_trace.c, edges.c, state_features.c) keep the sanitizers of $CFLAGS; its
 # libraries (executor, mutator, solver client) are built like the engine,
 # without them, as cmake/SeqFuzz.cmake builds them: a sanitizer checks the
 # library's accesses wherever the memory came from (malloc is intercepted
@@ -139,7 +139,7 @@ seqfuzz_fuzzer() {
   # static inline ones from the target's headers: compile it like the library.
   $CC $CFLAGS "${inc[@]}" -I "$SEQFUZZ_ROOT" -c "$obj/embedded.c" -o "$obj/embedded.o"
   local f wraps=() harness=()
-  for f in fuzz_target cmp_trace edges; do
+  for f in fuzz_target cmp_trace edges state_features; do
     # cmp_trace.c's wrappers see every comparison of the library: without
     # a frame, the common case is a test and a jump to the engine's callback
     # (cmake/SeqFuzz.cmake says the same).

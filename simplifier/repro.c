@@ -621,6 +621,46 @@ static void emit_sets(emit_ctx *ec, uint32_t ci, sf_buf *out) {
   sf_buf_printf(out, "    }\n");
 }
 
+/* The coverage observers (api.h: sf_api_coverage_state) the harness calls
+ * after each call that did not fail, on each live handle it took or made:
+ * a crash inside one happens here too. */
+static void emit_coverage(emit_ctx *ec, uint32_t ci, const sf_life *life, sf_buf *out) {
+  const sf_seq *s = ec->s;
+  const sf_api *api = s->api;
+  const sf_func *f = sf_seq_func(s, ci);
+  const sf_arg *a = sf_seq_args(s, ci);
+  uint32_t vid = s->calls[ci].val0;
+  /* Inside `if (the call did not fail)` when a failure lets the run go on. */
+  bool refused = f->err_cmp != SF_CMP_NONE && (f->flags & SF_F_RECOVERABLE);
+  const char *indent = refused ? "      " : "    ";
+  sf_buf calls = {0};
+  for (uint32_t k = 0; k < f->nparams + f->nproduced; k++) {
+    uint32_t v;
+    if (k < f->nparams) {
+      const sf_param *p = &f->params[k];
+      if (p->kind != SF_HANDLE || (p->flags & SF_P_OUT) || a[k].bits == SF_NULL_REF) continue;
+      v = (uint32_t)a[k].bits;
+    } else {
+      v = vid + (k - f->nparams);
+    }
+    if (v >= life->n || !life->alive[v]) continue;
+    for (uint32_t fi = 0; fi < api->nfuncs; fi++)
+      if ((api->funcs[fi].flags & SF_F_COVERAGE) &&
+          sf_func_state_observer(&api->funcs[fi]) == (int32_t)s->vals[v].htype)
+        sf_buf_printf(&calls, "%sif (h%u) (void)%s(h%u); /* coverage */\n", indent, v + 1,
+                      fname(ec, fi), v + 1);
+  }
+  if (!calls.len) return;
+  if (refused) {
+    sf_buf_printf(out, "    if (!(");
+    error_test(out, f);
+    sf_buf_printf(out, ")) {\n");
+  }
+  sf_buf_printf(out, "%.*s", (int)calls.len, (const char *)calls.data);
+  if (refused) sf_buf_printf(out, "    }\n");
+  sf_buf_free(&calls);
+}
+
 /* Is argument a (of parameter p) a mock or a vtable, not NULL? */
 static bool is_mock(const sf_param *p, const sf_arg *a) {
   return (p->flags & (SF_P_CALLBACK | SF_P_VTABLE)) && (a->len || !(p->flags & SF_P_NULLABLE));
@@ -1204,6 +1244,7 @@ static int emit_calls(emit_ctx *ec, sf_buf *out) {
         c_invariants(ec, ci, (uint32_t)a[i].bits, out);
     for (uint32_t v = vid; api->ninvariants && v < vid + f->nproduced; v++)
       c_invariants(ec, ci, v, out);
+    emit_coverage(ec, ci, &life, out);
     if (f->ret.kind == SF_STRING && f->release)
       sf_buf_printf(out, "    %s(r);\n", rname(ec, f->release));
     sf_buf_printf(out, "  }\n");

@@ -7,7 +7,10 @@
 #  2. a leak in a call given one handle twice is a bug when two different
 #     handles leak the same way (the alias is no reason), the second made
 #     the way the first was (the leak needs a source bag with items);
-#  3. a crash inside the description's glue is called the glue's fault.
+#  3. a crash inside the description's glue is called the glue's fault;
+#  4. with that observer part of the coverage state (`coverage`), the seed
+#     crashes in the engine's own run, right after its call, and its C
+#     reproducer calls the observer where the harness did.
 set -euo pipefail
 build=$1 src=$2 cc=${3:-clang-14}
 sf=$build/seqfuzz fuzzer=$build/tests/probelib_fuzzer api=$src/tests/probelib.api
@@ -60,4 +63,20 @@ grep -A3 '^\[[0-9]*\] leak' "$work/triage.txt" | grep -q 'likely bug:' ||
 grep -A3 '^\[[0-9]*\] heap-buffer-overflow' "$work/triage.txt" |
   grep -q 'likely API misuse: .*pg_rename.*probelib_glue.h.*glue' ||
   { echo "FAIL: the crash in the glue is not blamed on the glue"; exit 1; }
+
+# 4. The coverage observer is called after each call that did not fail.
+capi=$build/tests/probelib_coverage.api cfuzzer=$build/tests/probelib_coverage_fuzzer
+grep -q 'observer coverage;' "$capi" || { echo "FAIL: no coverage mark in $capi"; exit 1; }
+"$sf" encode "$capi" "$work/take.seq" -o "$work/cov"
+"$cfuzzer" "$work/cov" >"$work/cov.log" 2>&1 && { echo "FAIL: the coverage observer was not called"; exit 1; }
+got=$("$sf" signature "$work/cov.log")
+[ "$got" = "$want" ] || { echo "FAIL: the coverage run crashes as '$got'"; exit 1; }
+"$sf" repro "$capi" "$work/cov" -o "$work/cov_repro.c"
+grep -q 'tally_check(h1); /\* coverage \*/' "$work/cov_repro.c" ||
+  { echo "FAIL: the reproducer does not call the coverage observer"; exit 1; }
+"$cc" -g -fsanitize=address,undefined -I"$src/tests" "$work/cov_repro.c" "$src/tests/probelib.c" -o "$work/cov_repro"
+"$work/cov_repro" >"$work/cov_repro.log" 2>&1 && { echo "FAIL: the coverage reproducer does not crash"; exit 1; }
+got=$("$sf" signature "$work/cov_repro.log")
+[ "$got" = "$want" ] || { echo "FAIL: the coverage reproducer crashes as '$got'"; exit 1; }
+echo "coverage observer: $got, in the run and in its reproducer"
 echo "ok"

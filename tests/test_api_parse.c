@@ -259,6 +259,16 @@ static const struct {
      "t.api:5:26: expected an input parameter of the state's handle type"},
     {"api t;\nhandle h;\nstate int s(h *x);\nfunc void f(h *p) requires s(p, p) == 0;\n",
      "t.api:4:28: state 's' takes one h"},
+    {"api t;\nhandle h;\nfunc int f(h *p) coverage;\n",
+     "t.api:3:18: coverage marks an observer that takes only its handle and returns a number, a "
+     "bool or an enum (no requires)"},
+    {"api t;\nhandle h;\nfunc int f(h *p, int i) observer coverage;\n",
+     "t.api:3:34: coverage marks an observer that takes only its handle and returns a number, a "
+     "bool or an enum (no requires)"},
+    {"api t;\nhandle h;\nfunc string f(h *p) coverage observer;\n",
+     "t.api:3:21: coverage marks an observer that takes only its handle and returns a number, a "
+     "bool or an enum (no requires)"},
+    {"api t;\nhandle h;\nstate int s(h *x) coverage observer;\n", "t.api:3:28: expected ';'"},
     {"api t;\nhandle h;\nfunc void f(h *p, h *q) p depends_on p;\n",
      "t.api:3:25: a handle cannot depend on itself"},
     {"api t;\nhandle h;\nfunc int f(h *p) locks p;\n",
@@ -299,9 +309,11 @@ static void test_callbacks_constants_states(void **state) {
       "callback pointer al(pointer o, u32 items, u32 size) allocates items * size;\n"
       "callback void fr(pointer o, pointer p) frees p;\n"
       "state bool full(h *x);\n"
+      "state int uses(h *x) coverage;\n"
       "func h *mk(pointer alloc, string v = \"VERSION\", int size = \"(int)sizeof(struct h)\");\n"
       "func void set(h *p, nullable rd r, in i);\n"
       "func int n(h *p) observer reads p->a.n;\n"
+      "func int m(h *p) coverage observer;\n"
       "func int use(h *p, h *q) p depends_on q sets full(p) = ret == -1 || ret >= 2;\n"
       "func int get(h *p, out string *s release free_it, out pointer *l) requires full(p);\n"
       "func b *lock(h *p) locks p;\n"
@@ -314,6 +326,13 @@ static void test_callbacks_constants_states(void **state) {
   if (!api) fprintf(stderr, "%s\n", err);
   assert_non_null(api);
   assert_int_equal(api->ncallbacks, 4);
+  /* `coverage`: on a state, on an observer (either order of attributes). */
+  assert_false(api->states[0].coverage);
+  assert_true(api->states[1].coverage);
+  assert_true(api->funcs[sf_api_find_func(api, "m")].flags & SF_F_COVERAGE);
+  assert_false(api->funcs[sf_api_find_func(api, "n")].flags & SF_F_COVERAGE);
+  assert_true(sf_api_coverage_state(api, 0));  /* h */
+  assert_false(sf_api_coverage_state(api, 1)); /* b */
   assert_int_equal(api->nvtables, 1);
   assert_string_equal(api->vtables[0].ctype, "struct io");
   assert_int_equal(api->vtables[0].nslots, 2);

@@ -297,6 +297,85 @@ static void test_missing_symbol(void **state) {
   (void)f;
 }
 
+/* ---- coverage states ------------------------------------------------------ */
+
+static uint64_t joints[16];
+static int njoints;
+
+static void note_joint(uint64_t joint) {
+  if (njoints < 16) joints[njoints] = joint;
+  njoints++;
+}
+
+/* The joint values a run of seq hands the sink under objlib's functions,
+ * with the `coverage` marks a test gives (on a state nkeeps, which obj_keep
+ * counts, and on the observer obj_kept_len). */
+static int coverage_joints(const char *state_mark, const char *observer_mark, const char *seq) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "api o;\nhandle obj;\nstate int nkeeps(obj *o) %s;\n"
+           "func obj *obj_new(int id) error null;\n"
+           "func void obj_free(obj *o) destructor;\n"
+           "func int obj_fail(obj *o, int code) error < 0 recoverable;\n"
+           "func void obj_keep(obj *o, keep string s) sets nkeeps(o) = nkeeps(o) + 1;\n"
+           "func long obj_kept_len(obj *o) observer %s;\n",
+           state_mark, observer_mark);
+  sf_api *api = parse_api_text(text);
+  char err[256];
+  sf_exec *x = sf_exec_new(api, objlib_resolve, NULL, err, sizeof err);
+  assert_non_null(x);
+  sf_exec_on_coverage_state(x, note_joint);
+  sf_seq s;
+  sf_seq_init(&s, api);
+  objlib_reset();
+  parse_seq_ok(&s, api, seq);
+  njoints = 0;
+  sf_run_result r;
+  sf_exec_run(x, &s, NULL, &r);
+  assert_int_equal(r.status, SF_RUN_OK);
+  assert_int_equal(objlib.bad_uses, 0); /* no observer of a dead handle */
+  sf_seq_free(&s);
+  sf_exec_free(x);
+  sf_api_free(api);
+  return njoints;
+}
+
+/* After each call made that did not fail, the coverage state of each live
+ * handle it took or made: the marked observers' answers and marked states,
+ * nothing when nothing is marked. */
+static void test_coverage_state(void **state) {
+  (void)state;
+  const char *seq = "h1 = obj_new(1); obj_keep(h1, \"ab\"); obj_fail(h1, -1); obj_fail(h1, 0);\n"
+                    "obj_keep(h1, \"cd\"); obj_keep(h1, \"abc\"); obj_free(h1);";
+  /* new, keep, fail(0), keep, keep: the refused call and the destructor
+   * hand nothing. */
+  assert_int_equal(coverage_joints("coverage", "coverage", seq), 5);
+  assert_true(joints[0] != joints[1]);
+  assert_true(joints[1] == joints[2]); /* obj_fail(h1, 0) changed nothing */
+  assert_true(joints[3] != joints[2]); /* the same length, one more keep */
+  assert_true(joints[4] != joints[3] && joints[4] != joints[1]);
+  /* The observer alone: "cd" is as long as "ab". */
+  assert_int_equal(coverage_joints("", "coverage", seq), 5);
+  assert_true(joints[3] == joints[2] && joints[4] != joints[3]);
+  /* Values count by class: 0, 1, 2, 3, then 4-7, 8-15, ... */
+  assert_int_equal(
+      coverage_joints("", "coverage",
+                      "h1 = obj_new(1); obj_keep(h1, \"abc\"); obj_keep(h1, \"abcd\");\n"
+                      "obj_keep(h1, \"abcdefg\"); obj_keep(h1, \"abcdefgh\");"),
+      5);
+  assert_true(joints[1] != joints[2] && joints[2] == joints[3] && joints[3] != joints[4]);
+  /* The state alone: two keeps are two keeps, whatever their lengths. */
+  assert_int_equal(coverage_joints("coverage", "", seq), 5);
+  assert_true(joints[0] != joints[1] && joints[3] != joints[2] && joints[4] != joints[3]);
+  uint64_t after_two = joints[3];
+  assert_int_equal(coverage_joints("coverage", "",
+                                   "h1 = obj_new(1); obj_keep(h1, \"x\"); obj_keep(h1, \"yz\");"),
+                   3);
+  assert_true(joints[2] == after_two);
+  /* Nothing marked: no coverage state, no sink call. */
+  assert_int_equal(coverage_joints("", "", seq), 0);
+}
+
 /* ---- oracles -------------------------------------------------------------- */
 
 /* The reports of a run: how many, and their texts one after the other. */
@@ -677,6 +756,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_deterministic_and_reusable, setup, teardown),
       cmocka_unit_test_setup_teardown(test_call_stats, setup, teardown),
       cmocka_unit_test_setup_teardown(test_missing_symbol, setup, teardown),
+      cmocka_unit_test(test_coverage_state),
       cmocka_unit_test(test_ensures_holds_and_fails),
       cmocka_unit_test(test_unknown_is_not_a_violation),
       cmocka_unit_test(test_strings_by_content),
