@@ -87,6 +87,7 @@ void *afl_custom_init(void *afl, unsigned int seed) {
                            .no_adaptive = !opt.adaptive,
                            .no_func_schedule = true,
                            .skip_repeats = true,
+                           .state_features = opt.coverage_state != 0,
                            .observed_outputs = true,
                            .contracts_percent = (uint32_t)opt.contracts,
                            .probe_outputs = true};

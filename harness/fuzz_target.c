@@ -387,6 +387,7 @@ static void init_once(void) {
                            .no_adaptive = !G.opt.adaptive,
                            .no_func_schedule = !G.opt.func_schedule,
                            .skip_repeats = true,
+                           .state_features = G.opt.coverage_state != 0,
                            .contracts_percent = (uint32_t)G.opt.contracts};
   G.mut = sf_mutator_new(G.api, &mo);
   if (!G.mut) {

@@ -19,6 +19,8 @@ sf_mutator *sf_mutator_new(const sf_api *api, const sf_mutator_options *opt) {
   m->last_site = SF_SCHED_NO_SITE;
   m->last_func = SF_SCHED_NO_FUNC;
   sf_sched_init(&m->sched, !m->opt.no_adaptive);
+  for (uint32_t h = 0; h < api->nhandles && m->opt.state_features; h++)
+    if (sf_api_coverage_state(api, h)) sf_sched_ignore_counts(&m->sched);
   /* Every corpus entry the engine hands over that the pool has not kept
    * is probed again (a full run, traced): with 4,096 kept, pcre2's corpus
    * of 10,000 after 300 s made one execution in five a probe, 17% of the

@@ -73,6 +73,11 @@ typedef struct sf_mutator_options {
    * engine spends no run on it (AFL++ runs nothing for a 0; libFuzzer asks
    * for another mutation). */
   bool skip_repeats;
+  /* The engine counts the grammar's coverage states as features (api.h:
+   * sf_api_coverage_state; SEQFUZZ_COVERAGE_STATE): if the API marks any,
+   * an entry that only changes hit counts earns the schedule nothing
+   * (schedule.h: sf_sched_ignore_counts). */
+  bool state_features;
   /* Mark every output `observed` (sf_seq): the runs that will execute them
    * observe (AFL++'s target does, every run), so their replays must too. */
   bool observed_outputs;

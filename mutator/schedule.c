@@ -28,6 +28,11 @@ void sf_sched_init(sf_schedule *s, bool adaptive) {
   for (int k = 0; k < SF_MUT_COUNT; k++)
     s->weight[k] = base_weight[k];
   s->total = 100;
+  s->counts_credit = 0.1;
+}
+
+void sf_sched_ignore_counts(sf_schedule *s) {
+  s->counts_credit = 0;
 }
 
 static void update_weights(sf_schedule *s) {
@@ -150,7 +155,7 @@ void sf_sched_new_input(sf_schedule *s, uint64_t hash, bool new_code) {
   uint32_t slot = (uint32_t)(hash % SF_SCHED_RECENT);
   if (s->recent[slot].hash != hash || !s->recent[slot].op) return;
   uint8_t op = s->recent[slot].op;
-  double credit = new_code ? 1 : s->recent[slot].shrank ? 0 : 0.1;
+  double credit = new_code ? 1 : s->recent[slot].shrank ? 0 : s->counts_credit;
   s->finds[op] += credit;
   if (new_code) s->found[op]++;
   uint16_t site = s->recent[slot].site;

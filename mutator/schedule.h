@@ -7,7 +7,9 @@
  * back as a new corpus entry, that mutation is credited, by how much the
  * entry says (sf_sched_new_input: libFuzzer also keeps inputs that only
  * change hit counts, and smaller copies of entries: credited like new code,
- * removing calls looked best, and documents were left unexplored). Choice
+ * removing calls looked best, and documents were left unexplored; and where
+ * the grammar marks coverage states, hit counts earn nothing:
+ * sf_sched_ignore_counts). Choice
  * follows the success rates cubed (the best-paying mutation takes most of
  * it), with the base mix as their prior and as a floor so that no mutation
  * starves, and counts decay so that the mix
@@ -51,10 +53,18 @@ typedef struct sf_schedule {
   double total;
   uint32_t since_update;
   bool adaptive;
+  double counts_credit; /* of an entry that only changed hit counts */
 } sf_schedule;
 
 /* adaptive false: keep the base mix (credits are still counted). */
 void sf_sched_init(sf_schedule *s, bool adaptive);
+/* From now on an entry that only changed hit counts earns nothing (a tenth
+ * of a credit otherwise). For a grammar that marks coverage states
+ * (docs/grammar.md §4): a new value of the state it names is new code of
+ * its own, and what is left to hit counts is mostly calls repeated, refused
+ * ones among them. Crediting those, repeats made 39% of the outputs of a
+ * session run that never found its bug (bench/README.md). */
+void sf_sched_ignore_counts(sf_schedule *s);
 /* The next mutation to make for an input of ncalls calls; has_document: it
  * has a string or buffer of 16 bytes or more; can_grow: it is shorter than
  * the length limit (else growing it would only be cut back); crossover: the
@@ -81,8 +91,9 @@ double sf_sched_func_score(const sf_schedule *s, uint32_t func);
 /* The engine kept an input new to the mutator; new_code: it reached an edge
  * no earlier input reached (true where that is unknown). Credits the
  * mutation that made it: fully for new code, a tenth for an input that only
- * changed hit counts, nothing for a smaller one without new code (libFuzzer
- * keeps a smaller input with the same features in place of a larger one). */
+ * changed hit counts (nothing after sf_sched_ignore_counts), nothing for a
+ * smaller one without new code (libFuzzer keeps a smaller input with the
+ * same features in place of a larger one). */
 void sf_sched_new_input(sf_schedule *s, uint64_t hash, bool new_code);
 
 #endif

@@ -424,10 +424,11 @@ static void test_schedule_learns(void **state) {
 /* Picks of remove and document after remove found an entry every other try
  * (new code or not, as remove_new_code says; its outputs are smaller than
  * their inputs when remove_shrinks) and document every eighth (new code). */
-static void remove_vs_document(bool remove_new_code, bool remove_shrinks, uint32_t *remove,
-                               uint32_t *document) {
+static void remove_vs_document(bool remove_new_code, bool remove_shrinks, bool ignore_counts,
+                               uint32_t *remove, uint32_t *document) {
   static sf_schedule sc;
   sf_sched_init(&sc, true);
+  if (ignore_counts) sf_sched_ignore_counts(&sc);
   sf_rng r;
   sf_rng_seed(&r, 11);
   uint64_t h = 1;
@@ -449,18 +450,22 @@ static void remove_vs_document(bool remove_new_code, bool remove_shrinks, uint32
             remove_shrinks, *remove, *document);
 }
 
-/* Finds that only change hit counts (a tenth of a credit each) or that are
- * smaller copies (none) lose to rarer finds of new code; finds of new code
- * win whatever their size. */
+/* Finds that only change hit counts (a tenth of a credit each, none when
+ * counts are ignored) or that are smaller copies (none) lose to rarer finds
+ * of new code; finds of new code win whatever their size. */
 static void test_schedule_prefers_new_code(void **state) {
   (void)state;
-  uint32_t rm, doc, rm_counts, doc_counts;
-  remove_vs_document(false, true, &rm, &doc);
+  uint32_t rm, doc, rm_counts, doc_counts, rm_ignored, doc_ignored;
+  remove_vs_document(false, true, false, &rm, &doc);
   assert_true(doc > rm * 2);
-  remove_vs_document(false, false, &rm_counts, &doc_counts);
+  remove_vs_document(false, false, false, &rm_counts, &doc_counts);
   assert_true(doc_counts > rm_counts * 3 / 2);
   assert_true(rm_counts > rm); /* a tenth is more than nothing */
-  remove_vs_document(true, true, &rm, &doc);
+  /* Ignored, hit counts earn what smaller copies do: nothing. */
+  remove_vs_document(false, false, true, &rm_ignored, &doc_ignored);
+  assert_int_equal(rm_ignored, rm);
+  assert_int_equal(doc_ignored, doc);
+  remove_vs_document(true, true, false, &rm, &doc);
   assert_true(rm > doc * 3 / 2);
 }
 
@@ -582,6 +587,61 @@ static void fake_feedback(sf_feedback *fb, const sf_buf *in, uint32_t ncalls, ui
   for (uint32_t v = 0; v < nvalues; v++)
     fb->state[v] = states[v];
   fb->magic = SF_FB_MAGIC;
+}
+
+/* An object whose grammar marks a coverage state (docs/grammar.md §4). */
+static const char counted_api[] = "api t;\nhandle obj = \"void\";\n"
+                                  "func obj *obj_new(void) error null;\n"
+                                  "func void obj_free(obj *o) destructor;\n"
+                                  "func int obj_put(obj *o, int k);\n"
+                                  "func int obj_count(obj *o) observer coverage;\n";
+
+/* Repeats of the calls of one input, each handed back as an entry that only
+ * changed hit counts (its run reached no new edge): how many of the last
+ * 1,000 of 6,000 outputs were repeats. */
+static uint32_t repeats_credited_for_counts(bool state_features) {
+  sf_api *api = parse_api_text(counted_api);
+  sf_seq s;
+  sf_seq_init(&s, api);
+  parse_seq_ok(&s, api, "h1 = obj_new();\nobj_put(h1, 1);\nobj_put(h1, 2);\n");
+  sf_buf in = {0}, out = {0};
+  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  sf_mutator_options opt = {.state_features = state_features};
+  sf_mutator *m = sf_mutator_new(api, &opt);
+  static uint8_t buf[4096];
+  uint32_t repeats = 0;
+  for (uint64_t seed = 0; seed < 6000; seed++) {
+    size_t n = sf_mutator_mutate(m, in.data, in.len, buf, sizeof buf, seed);
+    bool repeat = strcmp(sf_mutator_last_op(m), "repeat") == 0;
+    if (seed >= 5000) repeats += repeat;
+    const sf_seq *made = sf_mutator_last_output(m, sf_feedback_input_hash(buf, n));
+    if (!repeat || !made) continue;
+    sf_feedback fb;
+    sf_buf_reset(&out);
+    sf_buf_append(&out, buf, n);
+    fake_feedback(&fb, &out, made->ncalls, made->ncalls, 0, NULL);
+    sf_mutator_add_input(m, buf, n, &fb);
+  }
+  if (getenv("TEST_VERBOSE"))
+    fprintf(stderr, "state features %d: %u repeats of the last 1000 outputs\n", state_features,
+            repeats);
+  sf_mutator_free(m);
+  sf_buf_free(&in);
+  sf_buf_free(&out);
+  sf_seq_free(&s);
+  sf_api_free(api);
+  return repeats;
+}
+
+/* Where the engine counts the coverage states the grammar marks, an entry
+ * that only changed hit counts earns the mutation that made it nothing;
+ * otherwise a tenth of a credit, enough for that mutation to take over. */
+static void test_counts_earn_nothing_with_states(void **state) {
+  (void)state;
+  uint32_t credited = repeats_credited_for_counts(false);
+  uint32_t ignored = repeats_credited_for_counts(true);
+  assert_true(credited > 2 * ignored);
+  assert_true(ignored > 0); /* the base mix still repeats */
 }
 
 /* Mutate m's last output n times (from an empty sequence), telling m each
@@ -1632,6 +1692,7 @@ int main(void) {
       cmocka_unit_test(test_schedule_prefers_new_code),
       cmocka_unit_test(test_schedule_sharpens),
       cmocka_unit_test(test_schedule_credit_through_mutator),
+      cmocka_unit_test(test_counts_earn_nothing_with_states),
       cmocka_unit_test(test_document_follows_finds),
       cmocka_unit_test(test_interpretation_is_deterministic),
       cmocka_unit_test(test_interpretations_kept),
