@@ -1088,6 +1088,13 @@ static uint64_t coverage_state(sf_exec *x, uint32_t vid) {
   return st;
 }
 
+/* Hand the sink value vid's coverage state, if its type has one and it lives. */
+static void note_coverage(sf_exec *x, uint32_t vid) {
+  if (!x->coverage_types[x->life.htype[vid]] || !x->life.alive[vid] || !x->ptrs[vid]) return;
+  uint64_t joint = coverage_state(x, vid);
+  if (x->on_coverage_state) x->on_coverage_state(joint);
+}
+
 /* After call ci made and not failed: the coverage state of each live handle
  * it took or made (exec.h: sf_exec_on_coverage_state). */
 static void observe_coverage(sf_exec *x, const sf_seq *s, uint32_t ci) {
@@ -1095,17 +1102,11 @@ static void observe_coverage(sf_exec *x, const sf_seq *s, uint32_t ci) {
   const sf_arg *a = sf_seq_args(s, ci);
   for (uint32_t i = 0; i < f->nparams; i++) {
     const sf_param *p = &f->params[i];
-    if (p->kind != SF_HANDLE || (p->flags & SF_P_OUT) || !x->coverage_types[p->type_index] ||
-        a[i].bits == SF_NULL_REF || !x->life.alive[a[i].bits] || !x->ptrs[a[i].bits])
-      continue;
-    uint64_t joint = coverage_state(x, (uint32_t)a[i].bits);
-    if (x->on_coverage_state) x->on_coverage_state(joint);
+    if (p->kind == SF_HANDLE && !(p->flags & SF_P_OUT) && a[i].bits != SF_NULL_REF)
+      note_coverage(x, (uint32_t)a[i].bits);
   }
-  for (uint32_t v = s->calls[ci].val0; v < s->calls[ci].val0 + f->nproduced; v++) {
-    if (!x->coverage_types[x->life.htype[v]] || !x->life.alive[v] || !x->ptrs[v]) continue;
-    uint64_t joint = coverage_state(x, v);
-    if (x->on_coverage_state) x->on_coverage_state(joint);
-  }
+  for (uint32_t v = s->calls[ci].val0; v < s->calls[ci].val0 + f->nproduced; v++)
+    note_coverage(x, v);
 }
 
 void sf_exec_trace_state(sf_exec *x, bool on) {
