@@ -1179,7 +1179,7 @@ static void cleanup(sf_exec *x) {
 
 sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hooks,
                           sf_run_result *result) {
-  sf_run_result r = {SF_RUN_OK, s->ncalls, 0};
+  sf_run_result r = {SF_RUN_OK, s->ncalls, 0, 0};
   sf_life_clear(&x->life);
   x->nkept = x->ngone = 0;
   x->known_finding = false;
@@ -1273,6 +1273,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
       /* A recoverable failure: the run goes on, what the call made is NULL. */
       bool go_on = (f->flags & SF_F_RECOVERABLE) != 0;
       if (go_on) {
+        if (ci < 64) r.refused |= 1ULL << ci;
         if (sf_life_apply_failed(&x->life, s->calls[ci].func, a)) {
           r.status = SF_RUN_OOM;
           r.stop_call = ci;

@@ -84,6 +84,9 @@ typedef struct sf_run_result {
   sf_run_status status;
   uint32_t stop_call; /* the call where the run stopped; s->ncalls when it did not */
   uint32_t calls_made;
+  /* Bit ci (ci < 64): call ci was made and failed by the API's error
+   * convention (refused: a state may let it through later). */
+  uint64_t refused;
 } sf_run_result;
 
 /* Execute s (must be valid for x's API). hooks may be NULL. Returns

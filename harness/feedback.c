@@ -143,6 +143,7 @@ static sf_run_status run_recorded(sf_exec *x, const sf_seq *s, uint64_t input_ha
   sf_exec_run(x, s, after_call || observe || record_calls ? &hooks : NULL, &r);
   fb->status = r.status;
   fb->stop_call = sf_run_legal_calls(&r, s);
+  fb->refused = r.refused;
   __atomic_store_n(&fb->magic, SF_FB_MAGIC, __ATOMIC_RELEASE);
   if (result) *result = r;
   return r.status;

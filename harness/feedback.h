@@ -1,7 +1,8 @@
 /* feedback.h: what a run tells the mutator, and the channel that carries it.
  *
  * After each run the harness fills an sf_feedback: where the run stopped
- * (dynamic legality: the calls before stop_call are legal) and the abstract
+ * (dynamic legality: the calls before stop_call are legal), the calls the
+ * library refused while the run went on (recoverable errors) and the abstract
  * state of each handle value at the end of the run (a hash of the results of
  * its type's observers; 0 when the value is dead or the type has none):
  * extension appends calls, so that is the state a reused value starts from. The
@@ -23,7 +24,7 @@
 #include "exec.h"
 
 #define SF_FB_MAGIC          0x42464653u /* "SFFB" */
-#define SF_FB_VERSION        6u
+#define SF_FB_VERSION        7u
 #define SF_FB_MAX_VALUES     256 /* states of later values are not recorded */
 #define SF_FB_MAX_CMP        32  /* compared-against constants kept per run */
 #define SF_FB_MAX_ANSWER_CMP 16  /* (answer, compared with) pairs of mocks, per run */
@@ -56,6 +57,7 @@ typedef struct sf_feedback {
                        * last of them may have failed (sf_feedback_fails_last) */
   uint32_t ncalls;
   uint32_t nvalues; /* entries of state[] that are set */
+  uint64_t refused; /* calls refused (sf_run_result.refused) */
   /* Edges of the target this run reached that no earlier counted run did
    * (harness/edges.h), or SF_FB_EDGES_UNKNOWN where the build cannot tell. */
   uint32_t new_edges;

@@ -57,6 +57,7 @@ struct sf_mutator {
   sf_hashset *trials_seen; /* pairs queued once already */
   bool has_flags;          /* some function takes a flags argument */
   bool cur_fails_last;     /* cur's last call failed legally (sf_run_legal) */
+  uint64_t cur_refused;    /* calls of cur its run refused (sf_run_result.refused) */
   uint8_t *reus;
   uint32_t nreus, reuscap;
   uint64_t *maps[2]; /* value maps, kept to avoid allocating per mutation */
@@ -80,6 +81,7 @@ struct sf_mutator {
     uint64_t hash;
     uint32_t legal_calls;
     bool ran, fails_last;
+    uint64_t refused;
   } smaller[SMALLER_OUTPUTS];
   sf_feedback scratch; /* record filled by the runner */
   uint64_t last_out;   /* hash of the last output (m->next) */

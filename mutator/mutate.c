@@ -124,6 +124,7 @@ void sf_mutator_note_run(sf_mutator *m, const sf_feedback *fb) {
     uint32_t slot = (uint32_t)(fb->input_hash % SMALLER_OUTPUTS);
     m->smaller[slot].legal_calls = fb->stop_call;
     m->smaller[slot].fails_last = sf_feedback_fails_last(fb);
+    m->smaller[slot].refused = fb->refused;
     m->smaller[slot].ran = true;
   }
 }
@@ -179,13 +180,16 @@ static void queue_option_trials(sf_mutator *m, const sf_pool_entry *e, bool new_
 
 /* What is known of an input: its pool entry, adding it with a run by the
  * runner if it is new and not the engine's last run. *legal receives the
- * calls known to be legal, *fails_last whether the last of them failed. */
+ * calls known to be legal, *fails_last whether the last of them failed,
+ * *refused the calls its run refused (0 where unknown). */
 static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n, uint64_t h,
-                                       uint32_t *legal, bool *fails_last) {
+                                       uint32_t *legal, bool *fails_last, uint64_t *refused) {
   const sf_pool_entry *e = sf_pool_find(m->pool, h);
+  *refused = 0;
   if (!e && sf_feedback_valid(&m->noted, h)) {
     *legal = m->noted.stop_call; /* an intermediate input: legality only */
     *fails_last = sf_feedback_fails_last(&m->noted);
+    *refused = m->noted.refused;
     return NULL;
   }
   uint32_t slot = (uint32_t)(h % SMALLER_OUTPUTS);
@@ -197,7 +201,8 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
      * and the schedule gives no credit for a smaller input without new code
      * (its engine run reached none). That run told its legality. */
     sf_sched_new_input(&m->sched, h, false);
-    e = sf_pool_add_legal(m->pool, d, n, m->smaller[slot].legal_calls, m->smaller[slot].fails_last);
+    e = sf_pool_add_legal(m->pool, d, n, m->smaller[slot].legal_calls, m->smaller[slot].fails_last,
+                          m->smaller[slot].refused);
     m->stats.copies_unprobed++;
   } else if (!e && m->runner) {
     bool own = sf_sched_is_output(&m->sched, h);
@@ -217,13 +222,15 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
   }
   *legal = e ? e->legal_calls : SF_LEGAL_UNKNOWN;
   *fails_last = e && e->fails_last;
+  if (e) *refused = e->refused;
   return e;
 }
 
 void sf_mutator_meet(sf_mutator *m, const uint8_t *data, size_t size) {
   uint32_t legal;
   bool fails_last;
-  know_input(m, data, size, sf_feedback_input_hash(data, size), &legal, &fails_last);
+  uint64_t refused;
+  know_input(m, data, size, sf_feedback_input_hash(data, size), &legal, &fails_last, &refused);
 }
 
 void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const sf_feedback *fb) {
@@ -314,13 +321,50 @@ static void append_calls(sf_mutator *m, uint32_t fi) {
   m->burst.k = UINT32_MAX;
 }
 
-/* Where an insertion of fi goes among the first `room` calls of s: one time
- * in two right after a call of the same function, if s has one. A state
- * machine allows a call in runs of states (users added before the greeting,
- * recipients inside a transaction): beside a call the state took, the new
- * one is likely taken too, where a random place is mostly refused. */
+/* A uniform one of the set bits of mask (not 0). */
+static uint32_t pick_bit(sf_rng *r, uint64_t mask) {
+  for (uint64_t k = sf_rng_below(r, (uint64_t)__builtin_popcountll(mask)); k; k--)
+    mask &= mask - 1;
+  return (uint32_t)__builtin_ctzll(mask);
+}
+
+/* Of the calls of s in `refused` (a mask of call indices), those of a
+ * function an earlier call of s made and was not refused: a recipient
+ * refused after others were taken was refused for the state it met, not
+ * for its arguments (hello("bad domain") is refused in any state). */
+static uint64_t refused_for_state(const sf_seq *s, uint64_t refused) {
+  uint64_t for_state = 0;
+  for (uint64_t rest = refused; rest; rest &= rest - 1) {
+    uint32_t ci = (uint32_t)__builtin_ctzll(rest);
+    for (uint32_t cj = 0; cj < ci; cj++)
+      if (s->calls[cj].func == s->calls[ci].func && !(refused >> cj & 1)) {
+        for_state |= 1ULL << ci;
+        break;
+      }
+  }
+  return for_state;
+}
+
+/* Where an insertion of fi goes among the first `room` calls of s:
+ * - One time in three right before a call the input's run refused (a
+ *   recoverable error, sf_run_result.refused), if it has one; three times
+ *   in four one refused for its state (refused_for_state), if any. A state
+ *   machine refuses a call in the wrong state, and a call before it may
+ *   change the state so that it is taken: session's bug is a login that
+ *   raises the limit of recipients, then one more recipient, the one that
+ *   was refused at the limit (bench/README.md).
+ * - Else one time in two right after a call of the same function, if s has
+ *   one. A state machine allows a call in runs of states (users added
+ *   before the greeting, recipients inside a transaction): beside a call
+ *   the state took, the new one is likely taken too, where a random place
+ *   is mostly refused. */
 static uint32_t insertion_point(sf_mutator *m, const sf_seq *s, uint32_t fi, uint32_t room) {
   sf_rng *r = &m->rng;
+  uint64_t refused = m->cur_refused & (room < 64 ? (1ULL << room) - 1 : ~0ULL);
+  if (refused && sf_rng_chance(r, 1, 3)) {
+    uint64_t for_state = refused_for_state(s, refused);
+    return pick_bit(r, for_state && sf_rng_chance(r, 3, 4) ? for_state : refused);
+  }
   uint32_t pos = (uint32_t)sf_rng_below(r, room + 1);
   if (!sf_rng_chance(r, 1, 2)) return pos;
   uint32_t same = 0, pick = 0;
@@ -674,7 +718,7 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
   m->last_out_valid = false; /* m->next is about to change */
   uint32_t legal;
   bool fails_last;
-  const sf_pool_entry *e = know_input(m, d, n, h, &legal, &fails_last);
+  const sf_pool_entry *e = know_input(m, d, n, h, &legal, &fails_last, &m->cur_refused);
   if (ours) {
     sf_seq tmp = m->cur;
     m->cur = m->next;
@@ -693,6 +737,7 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
     sf_seq_truncate(&m->cur, legal);
     m->stats.pruned_illegal++;
   }
+  if (m->cur.ncalls < 64) m->cur_refused &= (1ULL << m->cur.ncalls) - 1;
   if (!e) return;
   m->ncur_answer_cmp = e->nanswer_cmp;
   memcpy(m->cur_answer_cmp, e->answer_cmp, e->nanswer_cmp * sizeof *e->answer_cmp);
@@ -939,8 +984,9 @@ size_t sf_mutator_crossover(sf_mutator *m, const uint8_t *d1, size_t s1, const u
    * takes m->next then, which nothing before it changes. */
   uint32_t legal2;
   bool fails_last2; /* other's failed last call may stay last: splice puts it at the end */
+  uint64_t refused2;
   uint64_t h2 = sf_feedback_input_hash(d2, s2);
-  const sf_pool_entry *e2 = know_input(m, d2, s2, h2, &legal2, &fails_last2);
+  const sf_pool_entry *e2 = know_input(m, d2, s2, h2, &legal2, &fails_last2, &refused2);
   /* load_input after e2's flags are copied: it may add to the pool, which e2
    * points into. */
   const uint8_t *oreus = NULL;

@@ -7,9 +7,11 @@
  * Mutations: extend with a new call whose handle arguments come from values
  * already in the sequence (producing one first when none is alive), or with a
  * burst of calls of one function on the same handles (distinct keys, or the
- * keys earlier calls used, in turn), insert a call, remove a call with what depended on it, change
- * a primitive argument (boundary values, grammar constants and dictionary strings), swap a handle
- * argument, repeat a call, and splice two sequences (Randoop's composition).
+ * keys earlier calls used, in turn), insert a call (now and then right
+ * before a call the run refused, sf_run_result.refused), remove a call with
+ * what depended on it, change a primitive argument (boundary values, grammar
+ * constants and dictionary strings), swap a handle argument, repeat a call,
+ * and splice two sequences (Randoop's composition).
  *
  * Every output decodes to a valid sequence of at most max_calls calls and fits
  * in max_size bytes. Deterministic for a given seed. */
@@ -30,7 +32,7 @@ typedef struct sf_mutator sf_mutator;
 typedef enum sf_mutation {
   SF_MUT_MIX = 0,
   SF_MUT_EXTEND,    /* append a call (sometimes a burst of one function) */
-  SF_MUT_INSERT,    /* insert a call (half the time after one of its function) */
+  SF_MUT_INSERT,    /* insert a call (before a refused one, or after one of its function) */
   SF_MUT_REMOVE,    /* remove a call and what depended on it */
   SF_MUT_CHANGE,    /* change one argument (primitive, bytes or handle) */
   SF_MUT_DOCUMENT,  /* change the longest string or buffer (a parser's document) */

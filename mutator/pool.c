@@ -122,6 +122,7 @@ static sf_pool_entry *add(sf_pool *p, const uint8_t *data, size_t size, const sf
     e->hash = 0;
     e->legal_calls = SF_LEGAL_UNKNOWN;
     e->fails_last = false;
+    e->refused = 0;
     e->unobserved = false;
     e->nanswer_cmp = 0;
     if (!indexed) index_insert(p, 0, (size_t)(e - p->entries));
@@ -134,6 +135,7 @@ static sf_pool_entry *add(sf_pool *p, const uint8_t *data, size_t size, const sf
   e->legal_calls = fb ? fb->stop_call : SF_LEGAL_UNKNOWN;
   e->unobserved = false;
   e->fails_last = fb && sf_feedback_fails_last(fb);
+  e->refused = fb ? fb->refused : 0;
   e->nanswer_cmp = fb ? fb->nanswer_cmp : 0;
   if (e->nanswer_cmp) memcpy(e->answer_cmp, fb->answer_cmp, e->nanswer_cmp * sizeof *e->answer_cmp);
   for (uint32_t v = 0; v < nvals; v++) {
@@ -151,11 +153,12 @@ const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
 }
 
 const sf_pool_entry *sf_pool_add_legal(sf_pool *p, const uint8_t *data, size_t size,
-                                       uint32_t legal_calls, bool fails_last) {
+                                       uint32_t legal_calls, bool fails_last, uint64_t refused) {
   sf_pool_entry *e = add(p, data, size, NULL);
   if (e && e->legal_calls == SF_LEGAL_UNKNOWN) {
     e->legal_calls = legal_calls;
     e->fails_last = fails_last;
+    e->refused = refused;
     e->unobserved = true;
   }
   return e;

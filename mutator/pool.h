@@ -20,6 +20,7 @@ typedef struct sf_pool_entry {
   size_t size;
   uint32_t legal_calls; /* calls known to run legally, or SF_LEGAL_UNKNOWN */
   bool fails_last;      /* the last of them failed (sf_feedback_fails_last) */
+  uint64_t refused;     /* calls its run refused (sf_feedback.refused) */
   bool unobserved;      /* added by its legality alone: its values count as seen */
   uint32_t nvals;       /* entries in reusable[] */
   uint8_t *reusable;    /* per value id: 0 when its state was seen before */
@@ -50,12 +51,12 @@ void sf_pool_free(sf_pool *p);
 const sf_pool_entry *sf_pool_add(sf_pool *p, const uint8_t *data, size_t size,
                                  const sf_feedback *fb);
 
-/* Add input bytes known only by the legality of their run, a smaller copy
- * of an entry whose values reached their states first: marked unobserved,
- * its values count as not reusable. Returns the entry (an existing one as
- * it is), NULL on OOM. */
+/* Add input bytes known only by the legality of their run (and the calls
+ * it refused), a smaller copy of an entry whose values reached their
+ * states first: marked unobserved, its values count as not reusable.
+ * Returns the entry (an existing one as it is), NULL on OOM. */
 const sf_pool_entry *sf_pool_add_legal(sf_pool *p, const uint8_t *data, size_t size,
-                                       uint32_t legal_calls, bool fails_last);
+                                       uint32_t legal_calls, bool fails_last, uint64_t refused);
 
 /* The entry of the input with this hash (sf_feedback_input_hash), or NULL. */
 const sf_pool_entry *sf_pool_find(const sf_pool *p, uint64_t hash);

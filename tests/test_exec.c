@@ -105,6 +105,9 @@ static void test_recoverable_error_goes_on(void **state) {
   sf_exec_run(x, &s, NULL, &r);
   assert_int_equal(r.status, SF_RUN_OK);
   assert_int_equal(r.calls_made, 9);
+  /* The calls refused, the run going on: obj_fail(h1, -3) and the third
+   * adopt (a parent holds two children). */
+  assert_int_equal(r.refused, 1u << 1 | 1u << 7);
   assert_int_equal(objlib.live, 0); /* h4 still ours after the refused adopt */
   assert_int_equal(objlib.double_frees, 0);
   assert_int_equal(objlib.bad_uses, 0);
@@ -128,6 +131,7 @@ static void test_error_convention_stops(void **state) {
   sf_run_result r = run_text(f, "h1 = obj_new(1); obj_fail(h1, 0); obj_fail(h1, -3); obj_new(9);");
   assert_int_equal(r.status, SF_RUN_ERROR_RESULT);
   assert_int_equal(r.stop_call, 2);
+  assert_int_equal(r.refused, 0); /* a failure that stops the run is not one */
   assert_int_equal(objlib.live, 0);
   /* Legal: the library refused an argument; obj_new(9) never ran. */
   assert_true(sf_run_legal(&r));

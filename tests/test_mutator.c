@@ -644,6 +644,68 @@ static void test_counts_earn_nothing_with_states(void **state) {
   assert_true(ignored > 0); /* the base mix still repeats */
 }
 
+/* A state machine whose calls are refused in the wrong state, the run
+ * going on (recoverable errors). */
+static const char gate_api[] = "api t;\nhandle obj = \"void\";\n"
+                               "func obj *obj_new(void) error null;\n"
+                               "func void obj_free(obj *o) destructor;\n"
+                               "func int obj_open(obj *o) error < 0 recoverable;\n"
+                               "func int obj_put(obj *o, int k) error < 0 recoverable;\n";
+
+/* Insertions into obj_new then obj_put(h1, 1001) to obj_put(h1, 1006),
+ * whose run refused the calls in `refused`: how many of 3,000 land right
+ * before obj_put(h1, 1004), call 4 (the calls before it as they were, it
+ * moved). */
+static uint32_t insertions_before_call4(uint64_t refused) {
+  sf_api *api = parse_api_text(gate_api);
+  sf_seq s;
+  sf_seq_init(&s, api);
+  parse_seq_ok(&s, api,
+               "h1 = obj_new();\nobj_put(h1, 1001);\nobj_put(h1, 1002);\nobj_put(h1, 1003);\n"
+               "obj_put(h1, 1004);\nobj_put(h1, 1005);\nobj_put(h1, 1006);\n");
+  sf_buf in = {0};
+  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  sf_mutator_options opt = {.only = SF_MUT_INSERT, .no_equivalence = true};
+  sf_mutator *m = sf_mutator_new(api, &opt);
+  sf_feedback fb;
+  fake_feedback(&fb, &in, 7, 7, 0, NULL);
+  fb.refused = refused;
+  sf_mutator_add_input(m, in.data, in.len, &fb);
+  uint32_t put = (uint32_t)sf_api_find_func(api, "obj_put"), before = 0;
+  static uint8_t buf[4096];
+  for (uint64_t seed = 0; seed < 3000; seed++) {
+    size_t n = sf_mutator_mutate(m, in.data, in.len, buf, sizeof buf, seed);
+    check_output(api, &s, buf, n, sizeof buf, 64);
+    bool moved = s.ncalls > 5 && !(s.calls[4].func == put && sf_seq_args(&s, 4)[1].bits == 1004);
+    for (uint32_t ci = 1; ci < 4 && moved; ci++)
+      moved = s.calls[ci].func == put && sf_seq_args(&s, ci)[1].bits == 1000 + ci;
+    before += moved;
+  }
+  sf_mutator_free(m);
+  sf_buf_free(&in);
+  sf_seq_free(&s);
+  sf_api_free(api);
+  return before;
+}
+
+/* Insertions go right before a call the run refused a third of the time,
+ * most of those before one refused where an earlier call of its function
+ * was taken (refused for its state, not its arguments). */
+static void test_insertions_before_refused_calls(void **state) {
+  (void)state;
+  uint32_t plain = insertions_before_call4(0);
+  uint32_t refused = insertions_before_call4(1ULL << 4);
+  /* Calls 1 and 2 refused too, but no put was taken before them: call 4
+   * is the one refused for its state, and takes most of those insertions
+   * (a uniform choice of the three: about 490). */
+  uint32_t among = insertions_before_call4(1ULL << 1 | 1ULL << 2 | 1ULL << 4);
+  if (getenv("TEST_VERBOSE"))
+    fprintf(stderr, "right before call 4: %u, refused %u, among others %u of 3000\n", plain,
+            refused, among);
+  assert_true(refused > plain + 600); /* about 1000 against 240 */
+  assert_true(among > plain + 400);
+}
+
 /* Mutate m's last output n times (from an empty sequence), telling m each
  * output was a corpus entry that reached new code or not; the longest
  * output and the cap after each step go to *longest and caps[]. */
@@ -1651,28 +1713,33 @@ static void test_smaller_copies_not_probed(void **state) {
     sf_buf_free(&found[k]);
 }
 
-/* A smaller copy enters the pool by its legality, unobserved (its values
- * count as seen when it is loaded); an input with its run's record does
- * not, and an existing entry stays as it is. */
+/* A smaller copy enters the pool by its legality (and the calls its run
+ * refused), unobserved (its values count as seen when it is loaded); an
+ * input with its run's record does not, and an existing entry stays as it
+ * is. */
 static void test_pool_takes_legality_alone(void **state) {
   (void)state;
   sf_buf a = {0}, b = {0};
   encode_text("h1 = kv_open(2, 0);\n", &a);
   encode_text("h1 = kv_open(2, 0);\nh2 = kv_open(5, 0);\n", &b);
   sf_pool *p = sf_pool_new(16, true);
-  const sf_pool_entry *e = sf_pool_add_legal(p, a.data, a.len, 0, false);
+  const sf_pool_entry *e = sf_pool_add_legal(p, a.data, a.len, 0, false, 4);
   assert_non_null(e);
   assert_true(e->unobserved);
   assert_int_equal(e->legal_calls, 0);
+  assert_int_equal(e->refused, 4);
   assert_int_equal(e->nvals, 0);
   sf_feedback fb;
   uint64_t st[2] = {1, 2};
   fake_feedback(&fb, &b, 2, 2, 2, st);
+  fb.refused = 2;
   e = sf_pool_add(p, b.data, b.len, &fb);
   assert_false(e->unobserved);
-  e = sf_pool_add_legal(p, b.data, b.len, 1, true);
+  assert_int_equal(e->refused, 2);
+  e = sf_pool_add_legal(p, b.data, b.len, 1, true, 1);
   assert_false(e->unobserved);
   assert_int_equal(e->legal_calls, 2);
+  assert_int_equal(e->refused, 2);
   sf_pool_free(p);
   sf_buf_free(&a);
   sf_buf_free(&b);
@@ -1693,6 +1760,7 @@ int main(void) {
       cmocka_unit_test(test_schedule_sharpens),
       cmocka_unit_test(test_schedule_credit_through_mutator),
       cmocka_unit_test(test_counts_earn_nothing_with_states),
+      cmocka_unit_test(test_insertions_before_refused_calls),
       cmocka_unit_test(test_document_follows_finds),
       cmocka_unit_test(test_interpretation_is_deterministic),
       cmocka_unit_test(test_interpretations_kept),
