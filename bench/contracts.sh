@@ -38,7 +38,8 @@ trap 'rm -rf "$work"' EXIT
 libs=$(sed -n 's/^set(SEARCH_LIBS \(.*\))$/\1/p' "$root/bench/search/CMakeLists.txt")
 targets=(kvstore_fuzzer kvstore_fixed_fuzzer statelib_fuzzer statelib_nobugs_fuzzer)
 for lib in $libs; do targets+=("search_${lib}_fuzzer" "search_${lib}_nobug_fuzzer"); done
-cmake -S "$root" -B "$root/build" >/dev/null
+cmake -S "$root" -B "$root/build" -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$root/build" -j"$(nproc)" --target seqfuzz "${targets[@]}" >/dev/null
 for lib in libyaml pcre2; do
   "$root/scripts/build-target.sh" "$lib" >/dev/null # this tree's seqfuzz

@@ -12,7 +12,8 @@ secs=${1:-90}
 allow="$root/build-afl/allowlist.txt"
 printf 'src: *oraclelib.c\nsrc: *difflib_a.c\nsrc: *difflib_b.c\n' >>"$allow"
 cmake --build "$root/build-afl" -j2 --target difflib_fuzzer oraclelib_fuzzer >/dev/null
-cmake -S "$root" -B "$root/build" >/dev/null
+cmake -S "$root" -B "$root/build" -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$root/build" -j2 --target difflib_fuzzer oraclelib_fuzzer seqfuzz seqfuzz-afl >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

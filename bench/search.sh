@@ -55,7 +55,8 @@ if [ "${SEARCH_KEEP:-0}" = 1 ]; then echo "runs in $work" >&2; else trap 'rm -rf
 
 targets=()
 for lib in "${libs[@]}"; do targets+=("search_${lib}_fuzzer" "search_${lib}_handwritten"); done
-cmake -S "$root" -B "$root/build" >/dev/null
+cmake -S "$root" -B "$root/build" -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$root/build" -j"$(nproc)" --target seqfuzz seqfuzz-afl "${targets[@]}" >/dev/null
 other=handwritten other_name=hand-written other_dir=$root/build/bench/search
 if [ -n "$base" ]; then
