@@ -57,7 +57,8 @@ struct sf_mutator {
   sf_hashset *trials_seen; /* pairs queued once already */
   bool has_flags;          /* some function takes a flags argument */
   bool cur_fails_last;     /* cur's last call failed legally (sf_run_legal) */
-  uint64_t cur_refused;    /* calls of cur its run refused (sf_run_result.refused) */
+  uint64_t cur_refused;    /* calls of cur its run refused (sf_run_result.refused); bits
+                            * past a truncated cur are masked off where used */
   uint8_t *reus;
   uint32_t nreus, reuscap;
   uint64_t *maps[2]; /* value maps, kept to avoid allocating per mutation */

@@ -737,7 +737,6 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
     sf_seq_truncate(&m->cur, legal);
     m->stats.pruned_illegal++;
   }
-  if (m->cur.ncalls < 64) m->cur_refused &= (1ULL << m->cur.ncalls) - 1;
   if (!e) return;
   m->ncur_answer_cmp = e->nanswer_cmp;
   memcpy(m->cur_answer_cmp, e->answer_cmp, e->nanswer_cmp * sizeof *e->answer_cmp);
