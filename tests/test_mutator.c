@@ -267,30 +267,54 @@ static void seq_encoded(const sf_api *api, sf_seq *s, const char *text, sf_buf *
   assert_int_equal(sf_seq_encode(s, in), 0);
 }
 
+/* A mutator on one input: the API, the input's sequence (where the tests
+ * decode outputs too), its encoding and the mutator. */
+typedef struct mut_fixture {
+  sf_api *api;
+  sf_seq seq;
+  sf_buf in;
+  sf_mutator *m;
+} mut_fixture;
+
+static void fixture_start(mut_fixture *fx, const char *api_text, const char *seq_text,
+                          const sf_mutator_options *opt) {
+  fx->api = parse_api_text(api_text);
+  fx->in = (sf_buf){0};
+  seq_encoded(fx->api, &fx->seq, seq_text, &fx->in);
+  fx->m = sf_mutator_new(fx->api, opt);
+  assert_non_null(fx->m);
+}
+
+static void fixture_end(mut_fixture *fx) {
+  sf_mutator_free(fx->m);
+  sf_seq_free(&fx->seq);
+  sf_buf_free(&fx->in);
+  sf_api_free(fx->api);
+}
+
 /* Options build up and go with their input: a changed flags argument often
  * differs from what it was by one flag, keeping the others, and a changed
  * pattern often comes with changed options of its own call (never of
  * another call). */
 static void test_flags_turned(void **state) {
   (void)state;
-  sf_api *api = parse_api_text("api t;\nhandle re = \"re_t\";\n"
-                               "flags opts : u32 { A = 1, B = 2, C = 4, D = 8, E = 16, F = 32 }\n"
-                               "func re *compile(string pattern, opts o) error null;\n"
-                               "func void re_free(re *r) destructor;\n");
-  sf_seq s;
-  sf_buf in = {0};
-  seq_encoded(api, &s, "h1 = compile(\"abc\", A|C);\nh2 = compile(\"xyz\", B);\n", &in);
+  mut_fixture fx;
   sf_mutator_options opt = {.max_calls = 8, .only = SF_MUT_CHANGE, .no_equivalence = true};
-  sf_mutator *m = sf_mutator_new(api, &opt);
-  assert_non_null(m);
+  fixture_start(&fx,
+                "api t;\nhandle re = \"re_t\";\n"
+                "flags opts : u32 { A = 1, B = 2, C = 4, D = 8, E = 16, F = 32 }\n"
+                "func re *compile(string pattern, opts o) error null;\n"
+                "func void re_free(re *r) destructor;\n",
+                "h1 = compile(\"abc\", A|C);\nh2 = compile(\"xyz\", B);\n", &opt);
+  const sf_seq *s = &fx.seq;
   uint8_t out[1024];
   int one_flag_kept = 0, flags_changed = 0, pattern_changed = 0, with_options = 0, other_call = 0;
   for (uint64_t seed = 0; seed < 3000; seed++) {
-    size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
-    check_output(api, &s, out, n, sizeof out, opt.max_calls);
-    if (s.ncalls != 2) continue;
-    uint64_t o1 = sf_seq_args(&s, 0)[1].bits, o2 = sf_seq_args(&s, 1)[1].bits;
-    bool pattern = !arg_is(&s, 0, 0, "abc");
+    size_t n = sf_mutator_mutate(fx.m, fx.in.data, fx.in.len, out, sizeof out, seed);
+    check_output(fx.api, &fx.seq, out, n, sizeof out, opt.max_calls);
+    if (s->ncalls != 2) continue;
+    uint64_t o1 = sf_seq_args(s, 0)[1].bits, o2 = sf_seq_args(s, 1)[1].bits;
+    bool pattern = !arg_is(s, 0, 0, "abc");
     if (pattern && o1 == (1 | 4)) pattern_changed++;
     if (pattern && o1 != (1 | 4)) with_options++;
     if (pattern && o2 != 2) other_call++;
@@ -310,10 +334,7 @@ static void test_flags_turned(void **state) {
   assert_true(pattern_changed > 100);
   assert_true(with_options * 5 > pattern_changed && with_options < pattern_changed);
   assert_int_equal(other_call, 0);
-  sf_mutator_free(m);
-  sf_buf_free(&in);
-  sf_seq_free(&s);
-  sf_api_free(api);
+  fixture_end(&fx);
 }
 
 /* Bursts push one container through growth and shrinkage: five puts or more
@@ -540,24 +561,20 @@ static const char pattern_api[] = "api t;\nhandle code = \"void\";\n"
  * as the evidence grows. */
 static void test_document_follows_finds(void **state) {
   (void)state;
-  sf_api *api = parse_api_text(pattern_api);
-  sf_buf in = {0};
-  sf_seq s;
-  sf_seq_init(&s, api);
-  parse_seq_ok(&s, api,
-               "h1 = compile(\"a+b\");\nmatch(h1, \"a subject of thirty-two bytes...\");\n"
-               "match(h1, \"another subject, just as long..\");\n");
-  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  mut_fixture fx;
   sf_mutator_options opt = {.only = SF_MUT_DOCUMENT, .no_equivalence = true};
-  sf_mutator *m = sf_mutator_new(api, &opt);
+  fixture_start(&fx, pattern_api,
+                "h1 = compile(\"a+b\");\nmatch(h1, \"a subject of thirty-two bytes...\");\n"
+                "match(h1, \"another subject, just as long..\");\n",
+                &opt);
   uint8_t out[4096];
   int pattern_changes[2] = {0, 0}; /* first 500 outputs, last 500 */
   for (uint64_t seed = 0; seed < 3000; seed++) {
-    size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
-    check_output(api, &s, out, n, sizeof out, 64);
-    const sf_arg *a = sf_seq_args(&s, 0);
-    bool changed = !(a->len == 3 && memcmp(sf_seq_bytes(&s, a), "a+b", 3) == 0);
-    if (changed) sf_mutator_add_input(m, out, n, NULL); /* new code */
+    size_t n = sf_mutator_mutate(fx.m, fx.in.data, fx.in.len, out, sizeof out, seed);
+    check_output(fx.api, &fx.seq, out, n, sizeof out, 64);
+    const sf_arg *a = sf_seq_args(&fx.seq, 0);
+    bool changed = !(a->len == 3 && memcmp(sf_seq_bytes(&fx.seq, a), "a+b", 3) == 0);
+    if (changed) sf_mutator_add_input(fx.m, out, n, NULL); /* new code */
     if (seed < 500) pattern_changes[0] += changed;
     if (seed >= 2500) pattern_changes[1] += changed;
   }
@@ -568,10 +585,7 @@ static void test_document_follows_finds(void **state) {
    * own bytes again, from the sequence: a third of the choices.) */
   assert_true(pattern_changes[1] > 250);
   assert_true(pattern_changes[1] > pattern_changes[0] + 25);
-  sf_mutator_free(m);
-  sf_seq_free(&s);
-  sf_buf_free(&in);
-  sf_api_free(api);
+  fixture_end(&fx);
 }
 
 /* A record of a run is the feedback the harness gives; build one by hand. */
@@ -600,36 +614,29 @@ static const char counted_api[] = "api t;\nhandle obj = \"void\";\n"
  * changed hit counts (its run reached no new edge): how many of the last
  * 1,000 of 6,000 outputs were repeats. */
 static uint32_t repeats_credited_for_counts(bool state_features) {
-  sf_api *api = parse_api_text(counted_api);
-  sf_seq s;
-  sf_seq_init(&s, api);
-  parse_seq_ok(&s, api, "h1 = obj_new();\nobj_put(h1, 1);\nobj_put(h1, 2);\n");
-  sf_buf in = {0}, out = {0};
-  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  mut_fixture fx;
   sf_mutator_options opt = {.state_features = state_features};
-  sf_mutator *m = sf_mutator_new(api, &opt);
+  fixture_start(&fx, counted_api, "h1 = obj_new();\nobj_put(h1, 1);\nobj_put(h1, 2);\n", &opt);
+  sf_buf out = {0};
   static uint8_t buf[4096];
   uint32_t repeats = 0;
   for (uint64_t seed = 0; seed < 6000; seed++) {
-    size_t n = sf_mutator_mutate(m, in.data, in.len, buf, sizeof buf, seed);
-    bool repeat = strcmp(sf_mutator_last_op(m), "repeat") == 0;
+    size_t n = sf_mutator_mutate(fx.m, fx.in.data, fx.in.len, buf, sizeof buf, seed);
+    bool repeat = strcmp(sf_mutator_last_op(fx.m), "repeat") == 0;
     if (seed >= 5000) repeats += repeat;
-    const sf_seq *made = sf_mutator_last_output(m, sf_feedback_input_hash(buf, n));
+    const sf_seq *made = sf_mutator_last_output(fx.m, sf_feedback_input_hash(buf, n));
     if (!repeat || !made) continue;
     sf_feedback fb;
     sf_buf_reset(&out);
     sf_buf_append(&out, buf, n);
     fake_feedback(&fb, &out, made->ncalls, made->ncalls, 0, NULL);
-    sf_mutator_add_input(m, buf, n, &fb);
+    sf_mutator_add_input(fx.m, buf, n, &fb);
   }
   if (getenv("TEST_VERBOSE"))
     fprintf(stderr, "state features %d: %u repeats of the last 1000 outputs\n", state_features,
             repeats);
-  sf_mutator_free(m);
-  sf_buf_free(&in);
   sf_buf_free(&out);
-  sf_seq_free(&s);
-  sf_api_free(api);
+  fixture_end(&fx);
   return repeats;
 }
 
@@ -657,34 +664,28 @@ static const char gate_api[] = "api t;\nhandle obj = \"void\";\n"
  * before obj_put(h1, 1004), call 4 (the calls before it as they were, it
  * moved). */
 static uint32_t insertions_before_call4(uint64_t refused) {
-  sf_api *api = parse_api_text(gate_api);
-  sf_seq s;
-  sf_seq_init(&s, api);
-  parse_seq_ok(&s, api,
-               "h1 = obj_new();\nobj_put(h1, 1001);\nobj_put(h1, 1002);\nobj_put(h1, 1003);\n"
-               "obj_put(h1, 1004);\nobj_put(h1, 1005);\nobj_put(h1, 1006);\n");
-  sf_buf in = {0};
-  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  mut_fixture fx;
   sf_mutator_options opt = {.only = SF_MUT_INSERT, .no_equivalence = true};
-  sf_mutator *m = sf_mutator_new(api, &opt);
+  fixture_start(&fx, gate_api,
+                "h1 = obj_new();\nobj_put(h1, 1001);\nobj_put(h1, 1002);\nobj_put(h1, 1003);\n"
+                "obj_put(h1, 1004);\nobj_put(h1, 1005);\nobj_put(h1, 1006);\n",
+                &opt);
   sf_feedback fb;
-  fake_feedback(&fb, &in, 7, 7, 0, NULL);
+  fake_feedback(&fb, &fx.in, 7, 7, 0, NULL);
   fb.refused = refused;
-  sf_mutator_add_input(m, in.data, in.len, &fb);
-  uint32_t put = (uint32_t)sf_api_find_func(api, "obj_put"), before = 0;
+  sf_mutator_add_input(fx.m, fx.in.data, fx.in.len, &fb);
+  uint32_t put = (uint32_t)sf_api_find_func(fx.api, "obj_put"), before = 0;
+  const sf_seq *s = &fx.seq;
   static uint8_t buf[4096];
   for (uint64_t seed = 0; seed < 3000; seed++) {
-    size_t n = sf_mutator_mutate(m, in.data, in.len, buf, sizeof buf, seed);
-    check_output(api, &s, buf, n, sizeof buf, 64);
-    bool moved = s.ncalls > 5 && !(s.calls[4].func == put && sf_seq_args(&s, 4)[1].bits == 1004);
+    size_t n = sf_mutator_mutate(fx.m, fx.in.data, fx.in.len, buf, sizeof buf, seed);
+    check_output(fx.api, &fx.seq, buf, n, sizeof buf, 64);
+    bool moved = s->ncalls > 5 && !(s->calls[4].func == put && sf_seq_args(s, 4)[1].bits == 1004);
     for (uint32_t ci = 1; ci < 4 && moved; ci++)
-      moved = s.calls[ci].func == put && sf_seq_args(&s, ci)[1].bits == 1000 + ci;
+      moved = s->calls[ci].func == put && sf_seq_args(s, ci)[1].bits == 1000 + ci;
     before += moved;
   }
-  sf_mutator_free(m);
-  sf_buf_free(&in);
-  sf_seq_free(&s);
-  sf_api_free(api);
+  fixture_end(&fx);
   return before;
 }
 
@@ -858,23 +859,20 @@ static void test_separator_lists(void **state) {
  * subjects must be its own text far more often than the first's. */
 static void test_producer_bytes(void **state) {
   (void)state;
-  sf_api *api = parse_api_text(pattern_api);
-  sf_buf in = {0};
-  sf_seq s;
-  sf_seq_init(&s, api);
-  parse_seq_ok(&s, api, "h1 = compile(\"first-pattern\");\nh2 = compile(\"second-pattern\");\n");
-  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  mut_fixture fx;
   sf_mutator_options opt = {.only = SF_MUT_EXTEND, .no_equivalence = true};
-  sf_mutator *m = sf_mutator_new(api, &opt);
+  fixture_start(&fx, pattern_api,
+                "h1 = compile(\"first-pattern\");\nh2 = compile(\"second-pattern\");\n", &opt);
+  const sf_seq *s = &fx.seq;
   uint8_t out[4096];
   int own = 0, other = 0;
   for (uint64_t seed = 0; seed < 3000; seed++) {
-    size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
-    check_output(api, &s, out, n, sizeof out, 64);
-    const sf_func *f = sf_seq_func(&s, s.ncalls - 1);
-    if (strcmp(f->name, "match") || s.ncalls != 3) continue;
-    const sf_arg *a = sf_seq_args(&s, 2);
-    const char *text = (const char *)sf_seq_bytes(&s, &a[1]);
+    size_t n = sf_mutator_mutate(fx.m, fx.in.data, fx.in.len, out, sizeof out, seed);
+    check_output(fx.api, &fx.seq, out, n, sizeof out, 64);
+    const sf_func *f = sf_seq_func(s, s->ncalls - 1);
+    if (strcmp(f->name, "match") || s->ncalls != 3) continue;
+    const sf_arg *a = sf_seq_args(s, 2);
+    const char *text = (const char *)sf_seq_bytes(s, &a[1]);
     bool second = a[0].bits == 1;
     if (a[1].len == 14 && memcmp(text, "second-pattern", 14) == 0) second ? own++ : other++;
     if (a[1].len == 13 && memcmp(text, "first-pattern", 13) == 0) second ? other++ : own++;
@@ -882,10 +880,7 @@ static void test_producer_bytes(void **state) {
   if (getenv("TEST_VERBOSE")) fprintf(stderr, "subjects: own pattern %d, other's %d\n", own, other);
   assert_true(own > 40);
   assert_true(own > 2 * other); /* without: about equal (409 and 422) */
-  sf_mutator_free(m);
-  sf_seq_free(&s);
-  sf_buf_free(&in);
-  sf_api_free(api);
+  fixture_end(&fx);
 }
 
 static const char accounts_api[] = "api t;\nhandle srv = \"void\";\n"
@@ -899,35 +894,28 @@ static const char accounts_api[] = "api t;\nhandle srv = \"void\";\n"
  * paired[k] of them with its password. */
 static void count_logins(sf_mutation only, const char *text, int as[2], int paired[2]) {
   static const char *const users[2] = {"alice", "bob"}, *const passwords[2] = {"pw-a", "pw-b"};
-  sf_api *api = parse_api_text(accounts_api);
-  sf_buf in = {0};
-  sf_seq s;
-  sf_seq_init(&s, api);
-  parse_seq_ok(&s, api, text);
-  assert_int_equal(sf_seq_encode(&s, &in), 0);
+  mut_fixture fx;
   sf_mutator_options opt = {.only = only, .no_equivalence = true};
-  sf_mutator *m = sf_mutator_new(api, &opt);
+  fixture_start(&fx, accounts_api, text, &opt);
+  const sf_seq *s = &fx.seq;
   uint8_t out[4096];
   as[0] = as[1] = paired[0] = paired[1] = 0;
   for (uint64_t seed = 0; seed < 3000; seed++) {
-    size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
-    check_output(api, &s, out, n, sizeof out, 64);
-    if (s.ncalls != 4 || strcmp(sf_seq_func(&s, 3)->name, "login") || !arg_is(&s, 1, 1, users[0]) ||
-        !arg_is(&s, 2, 1, users[1]))
+    size_t n = sf_mutator_mutate(fx.m, fx.in.data, fx.in.len, out, sizeof out, seed);
+    check_output(fx.api, &fx.seq, out, n, sizeof out, 64);
+    if (s->ncalls != 4 || strcmp(sf_seq_func(s, 3)->name, "login") || !arg_is(s, 1, 1, users[0]) ||
+        !arg_is(s, 2, 1, users[1]))
       continue;
     for (int k = 0; k < 2; k++)
-      if (arg_is(&s, 3, 1, users[k])) {
+      if (arg_is(s, 3, 1, users[k])) {
         as[k]++;
-        paired[k] += arg_is(&s, 3, 2, passwords[k]);
+        paired[k] += arg_is(s, 3, 2, passwords[k]);
       }
   }
   if (getenv("TEST_VERBOSE"))
     fprintf(stderr, "logins as alice %d (%d with her password), as bob %d (%d)\n", as[0], paired[0],
             as[1], paired[1]);
-  sf_mutator_free(m);
-  sf_seq_free(&s);
-  sf_buf_free(&in);
-  sf_api_free(api);
+  fixture_end(&fx);
 }
 
 #define ACCOUNTS                                                                                   \
