@@ -383,6 +383,7 @@ static void init_once(void) {
                            .len_control = (uint32_t)G.opt.len_control,
                            .no_legality = !G.opt.legality,
                            .no_equivalence = !G.opt.equivalence,
+                           .no_fresh_values = !G.opt.fresh_values,
                            .no_compares = !G.opt.compares,
                            .no_adaptive = !G.opt.adaptive,
                            .no_func_schedule = !G.opt.func_schedule,

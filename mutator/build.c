@@ -173,7 +173,8 @@ static bool bounded_by_state(const sf_expr *e, uint32_t pi) {
 
 /* Append a call of fi to s (whose lifetimes are in m->life). A handle
  * argument is an alive value of s (reusable ones first) or, when there is
- * none (or only non-reusable ones, half the time), a fresh one made by a
+ * none (or only non-reusable ones, half the time; or one time in eight at
+ * the top level; neither with opt.no_fresh_values), a fresh one made by a
  * producer call or spliced in from the pool. False if it cannot be formed. */
 bool sf_mut_append_call(sf_mutator *m, sf_seq *s, uint32_t fi, int depth) {
   return sf_mut_append_call_bound(m, s, fi, depth, NULL, 0);
@@ -198,8 +199,9 @@ bool sf_mut_append_call_bound(sf_mutator *m, sf_seq *s, uint32_t fi, int depth, 
         args[i].bits = SF_NULL_REF;
         continue;
       }
-      bool want_fresh = n == 0 || (count_reusable(m, n) == 0 && sf_rng_chance(&m->rng, 1, 2)) ||
-                        (depth == 0 && sf_rng_chance(&m->rng, 1, 8));
+      bool want_fresh = n == 0 || (!m->opt.no_fresh_values &&
+                                   ((count_reusable(m, n) == 0 && sf_rng_chance(&m->rng, 1, 2)) ||
+                                    (depth == 0 && sf_rng_chance(&m->rng, 1, 8))));
       if (want_fresh && depth < MAX_PRODUCER_DEPTH) {
         bool made = false;
         if (!m->no_pool && sf_pool_size(m->pool) && sf_rng_chance(&m->rng, 1, 4))

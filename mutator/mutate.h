@@ -61,6 +61,12 @@ typedef struct sf_mutator_options {
    * before is replaced by another; (b) values whose abstract state another
    * input produced first are not chosen as arguments when others exist. */
   bool no_equivalence;
+  /* A handle argument takes a fresh value (a producer call, or one spliced
+   * in from the pool) only where no earlier value of its type fits: not
+   * also one time in eight at the top level, nor half the time where
+   * equivalence pruning has ruled out every earlier value. The calls then
+   * go deeper into fewer objects. */
+  bool no_fresh_values;
   /* Do not use constants the target compared against (run records), nor
    * the values it compared mocks' answers with. */
   bool no_compares;

@@ -651,6 +651,41 @@ static void test_counts_earn_nothing_with_states(void **state) {
   assert_true(ignored > 0); /* the base mix still repeats */
 }
 
+/* Of 2,000 extensions of an object's sequence, how many append a put on a
+ * new object (obj_new made for it) rather than on the one there is. */
+static uint32_t puts_on_new_objects(bool no_fresh_values) {
+  mut_fixture fx;
+  sf_mutator_options opt = {.only = SF_MUT_EXTEND, .no_fresh_values = no_fresh_values};
+  fixture_start(&fx, counted_api, "h1 = obj_new();\nobj_put(h1, 1);\n", &opt);
+  uint32_t put = (uint32_t)sf_api_find_func(fx.api, "obj_put"), on_new = 0, on_old = 0;
+  const sf_seq *s = &fx.seq;
+  uint8_t out[4096];
+  for (uint64_t seed = 0; seed < 2000; seed++) {
+    size_t n = sf_mutator_mutate(fx.m, fx.in.data, fx.in.len, out, sizeof out, seed);
+    check_output(fx.api, &fx.seq, out, n, sizeof out, 64);
+    uint32_t last = s->ncalls - 1;
+    if (s->calls[last].func != put) continue;
+    if (sf_seq_args(s, last)[0].bits == 0)
+      on_old++;
+    else
+      on_new++;
+  }
+  if (getenv("TEST_VERBOSE"))
+    fprintf(stderr, "no_fresh_values %d: puts on the object %u, on a new one %u\n", no_fresh_values,
+            on_old, on_new);
+  assert_true(on_old > 100);
+  fixture_end(&fx);
+  return on_new;
+}
+
+/* A handle argument takes a new object now and then where the one there
+ * is fits; with no_fresh_values, never. */
+static void test_fresh_values(void **state) {
+  (void)state;
+  assert_true(puts_on_new_objects(false) > 20); /* one in eight of about 500 */
+  assert_int_equal(puts_on_new_objects(true), 0);
+}
+
 /* A state machine whose calls are refused in the wrong state, the run
  * going on (recoverable errors). */
 static const char gate_api[] = "api t;\nhandle obj = \"void\";\n"
@@ -1749,6 +1784,7 @@ int main(void) {
       cmocka_unit_test(test_schedule_credit_through_mutator),
       cmocka_unit_test(test_counts_earn_nothing_with_states),
       cmocka_unit_test(test_insertions_before_refused_calls),
+      cmocka_unit_test(test_fresh_values),
       cmocka_unit_test(test_document_follows_finds),
       cmocka_unit_test(test_interpretation_is_deterministic),
       cmocka_unit_test(test_interpretations_kept),
