@@ -79,14 +79,11 @@ void *afl_custom_init(void *afl, unsigned int seed) {
    * three times as long with it (bench/README.md, "Length control"). Nor
    * insertions drawn by what they found (SEQFUZZ_FUNC_SCHEDULE): under
    * AFL++ refcnt's and config's bugs took three to four times as long with
-   * them (bench/README.md, "Insertions by what they find"). Handle
-   * arguments still take new objects where earlier ones fit, as with
-   * SEQFUZZ_FRESH_VALUES=1: taking them only where none fits was measured
-   * under libFuzzer alone (bench/README.md, "Library calls per execution"). */
+   * them (bench/README.md, "Insertions by what they find"). */
   sf_mutator_options mo = {.max_calls = (uint32_t)opt.max_calls,
                            .no_legality = !opt.legality,
                            .no_equivalence = !opt.equivalence,
-                           .no_fresh_values = false,
+                           .no_fresh_values = !opt.fresh_values,
                            .no_compares = !opt.compares,
                            .no_adaptive = !opt.adaptive,
                            .no_func_schedule = true,
