@@ -79,11 +79,15 @@ void *afl_custom_init(void *afl, unsigned int seed) {
    * three times as long with it (bench/README.md, "Length control"). Nor
    * insertions drawn by what they found (SEQFUZZ_FUNC_SCHEDULE): under
    * AFL++ refcnt's and config's bugs took three to four times as long with
-   * them (bench/README.md, "Insertions by what they find"). */
+   * them (bench/README.md, "Insertions by what they find"). Handle
+   * arguments take new objects where earlier ones fit too unless
+   * SEQFUZZ_FRESH_VALUES says otherwise: fewer of them was measured under
+   * libFuzzer alone (bench/README.md, "Library calls per execution"). */
+  bool fresh_values = getenv("SEQFUZZ_FRESH_VALUES") ? opt.fresh_values != 0 : true;
   sf_mutator_options mo = {.max_calls = (uint32_t)opt.max_calls,
                            .no_legality = !opt.legality,
                            .no_equivalence = !opt.equivalence,
-                           .no_fresh_values = !opt.fresh_values,
+                           .no_fresh_values = !fresh_values,
                            .no_compares = !opt.compares,
                            .no_adaptive = !opt.adaptive,
                            .no_func_schedule = true,

@@ -81,6 +81,14 @@ static struct {
   char campaign_path[4200];  /* a fork-mode job's campaign counts (harness/campaign.h), or "" */
   sf_campaign_set *observed; /* a fork-mode job's: entries an earlier job observed */
   uint64_t checked;          /* probes that ran the generic checks (within their budget) */
+  uint64_t outputs;          /* the mutator's outputs (mutations and crossovers) */
+  uint64_t outputs_checked;  /* of them, run again with the generic checks */
+  sf_buf sampled;            /* the output sample_output kept, */
+  uint64_t sampled_hash;     /* and its hash (0: none) */
+  uint64_t last_run_hash;    /* the engine's last run (libFuzzer), */
+  bool last_run_legal;       /* and whether it was legal */
+  double output_seconds;     /* check_sampled_output's runs, their checks aside */
+  sf_feedback output_fb;     /* its record, not kept */
 } G;
 
 static void set_running_call(void *ctx, sf_exec *x, const sf_seq *s, const sf_call_outcome *o) {
@@ -220,6 +228,13 @@ static void probe_guard_disarm(void) {
   G.probe_artifact[0] = 0;
 }
 
+/* Seconds spent observing beyond the engine's runs: the generic checks, the
+ * per-call states, and the runs of sampled outputs (check_sampled_output). */
+static double observation_seconds(void) {
+  return sf_exec_generic_seconds(G.exec) + sf_feedback_call_observation_seconds() +
+         G.output_seconds;
+}
+
 /* The observations of a new corpus entry beyond its run while they keep to
  * their share of the time: the generic checks (its live values' observers
  * and round trips, and two more runs compared for the repeatable-run
@@ -238,7 +253,7 @@ static void probe_guard_disarm(void) {
 static bool observations_within_budget(void) {
   double allowed =
       (G.fork_job ? 0 : 0.2) + (double)G.opt.check_budget / 100.0 * (sf_seconds_now() - G.started);
-  return sf_exec_generic_seconds(G.exec) + sf_feedback_call_observation_seconds() <= allowed;
+  return observation_seconds() <= allowed;
 }
 
 /* The mutator's runner (libFuzzer, in-process): a full run, observers
@@ -298,6 +313,45 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, bool own_outp
    * it is one of its results. */
   double run_cost = sf_seconds_now() - began - (sf_exec_generic_seconds(G.exec) - checks_before);
   if (solver_client()) sf_solver_client_learn(G.remote, &G.budget, run_cost, data, size);
+}
+
+/* A sample of the mutator's outputs is run again with the generic checks,
+ * once the engine has run it. A probe checks only what reached new code,
+ * but a value that breaks a check (a negative number the printer writes
+ * and the parser rejects) need not: it may arise on an object whose
+ * state, by coverage, is nothing new. One output in 16
+ * (SEQFUZZ_CHECK_OUTPUTS) is kept by sample_output; at the next mutation,
+ * if the engine's run of it was legal and crashed nothing, it runs
+ * observed as a probe does (a failing check writes crash-probe-HASH
+ * first, marked observe_at_end, so its replay checks too), while all the
+ * checks have taken less than a quarter of their budget: the probes of new
+ * entries come first, and seqfuzz's share of the time stays near what it
+ * was. After the engine's run, not before: a plain crash is the engine's
+ * to report, with its own artifact. Nothing is learned from the run. */
+static void sample_output(const uint8_t *data, size_t size) {
+  if (!G.opt.generic || !G.opt.check_outputs || ++G.outputs % G.opt.check_outputs) return;
+  sf_buf_reset(&G.sampled);
+  G.sampled_hash = sf_buf_append(&G.sampled, data, size) ? 0 : sf_feedback_input_hash(data, size);
+}
+
+static void check_sampled_output(void) {
+  uint64_t hash = G.sampled_hash;
+  G.sampled_hash = 0;
+  if (!hash || hash != G.last_run_hash || !G.last_run_legal) return;
+  double allowed =
+      (G.fork_job ? 0 : 0.1) + (double)G.opt.check_budget / 400.0 * (sf_seconds_now() - G.started);
+  if (observation_seconds() > allowed) return;
+  if (sf_mutator_interpret(G.mut, &G.probe_seq, G.sampled.data, G.sampled.len)) return;
+  G.outputs_checked++;
+  double began = sf_seconds_now(), checks_before = sf_exec_generic_seconds(G.exec);
+  sf_exec_generic_checks(G.exec, true);
+  sf_cmp_trace_forward(false); /* not the engine's run (probe_run) */
+  probe_guard_arm(&G.probe_seq, hash);
+  sf_feedback_run(G.exec, &G.probe_seq, hash, &G.output_fb);
+  sf_cmp_trace_forward(true);
+  probe_guard_disarm();
+  /* The run itself counts as the checks' cost: it is made for them. */
+  G.output_seconds += sf_seconds_now() - began - (sf_exec_generic_seconds(G.exec) - checks_before);
 }
 
 static void write_stats_file(void);
@@ -451,7 +505,7 @@ static void print_stats(FILE *out) {
   fprintf(out,
           "seqfuzz: execs %llu (illegal %.1f%%, foreign %.1f%%) | mutations %llu: pruned illegal "
           "%.1f%%, equivalent %.1f%% | pool %llu, states %llu, probes %llu (checked %llu, smaller "
-          "copies not probed %llu), "
+          "copies not probed %llu), outputs checked %llu, "
           "answer trials %llu, option trials %llu, edges %u | mean length %.1f (cap %u) | inputs "
           "decoded %llu of %llu\n",
           (unsigned long long)G.execs, 100.0 * (double)G.illegal / (double)(G.execs ? G.execs : 1),
@@ -460,7 +514,8 @@ static void print_stats(FILE *out) {
           100.0 * (double)s.pruned_equiv / cand, (unsigned long long)s.pool_size,
           (unsigned long long)s.states_seen, (unsigned long long)s.probes,
           (unsigned long long)G.checked, (unsigned long long)s.copies_unprobed,
-          (unsigned long long)s.answer_trials, (unsigned long long)s.option_trials, sf_edges_seen(),
+          (unsigned long long)G.outputs_checked, (unsigned long long)s.answer_trials,
+          (unsigned long long)s.option_trials, sf_edges_seen(),
           s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0, s.length_cap,
           (unsigned long long)(s.loads - s.loads_cached), (unsigned long long)s.loads);
   /* Which mutations made corpus entries that reached new code (the
@@ -810,6 +865,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (sf_edges_available() && sf_mutator_is_smaller_output(G.mut, hash))
       G.local.new_edges = sf_edges_any_new();
     sf_mutator_note_run(G.mut, &G.local);
+    G.last_run_hash = hash;
+    G.last_run_legal = legal;
   }
   if (legal) return 0;
   G.illegal++;
@@ -833,6 +890,7 @@ static void note_call_stats(void) {
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
   init_once();
   note_call_stats();
+  check_sampled_output();
   size_t solved = solver_stage(data, max_size);
   if (solved) return solved;
   static uint8_t *out;
@@ -847,6 +905,7 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
   size_t n = sf_mutator_mutate(G.mut, data, size, out, max_size, seed);
   if (!n) return 0; /* only repeats: libFuzzer asks again rather than run one */
   memcpy(data, out, n);
+  sample_output(data, n);
   return n;
 }
 
@@ -854,6 +913,9 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2
                                  uint8_t *out, size_t max_out, unsigned int seed) {
   init_once();
   note_call_stats();
+  check_sampled_output();
   G.mutated = true;
-  return sf_mutator_crossover(G.mut, d1, s1, d2, s2, out, max_out, seed);
+  size_t n = sf_mutator_crossover(G.mut, d1, s1, d2, s2, out, max_out, seed);
+  if (n) sample_output(out, n);
+  return n;
 }

@@ -153,7 +153,8 @@ finding contract oraclelib_contract_fuzzer oraclelib_contract.api "$want" 6 \
 triaged contract oraclelib_contract_fuzzer oraclelib_contract.api "$want"
 
 # 3. A round trip (oraclelib_roundtrip.api): "v=-1" does not parse. Found
-#    while the mutator probes a corpus entry: the input says so.
+#    while the mutator probes a corpus entry or checks a sampled output:
+#    the input says so (observe_at_end).
 want="round-trip-failure in or_parse [rejects its printer's output]"
 finding roundtrip oraclelib_roundtrip_fuzzer oraclelib_roundtrip.api "$want" 2 'or_add\(h1, -' \
   oraclelib.c
@@ -189,6 +190,44 @@ learn
 grep -qxF "# signature: $want" "$lk/known"/learned-2-*.seq ||
   { cat "$lk/known"/*.seq; fail "learner: the variant is not set aside by its signature"; }
 echo "roundtrip set aside: by its signature, also as the learner's answer to a variant"
+
+#    Values that reach no new code are checked too (SEQFUZZ_CHECK_OUTPUTS,
+#    one output in 16 run again with the checks): from seeds that cover
+#    every edge of the library with values >= 0, hit counts ignored
+#    (-use_counters=0), no run is a new entry, so no probe meets a negative
+#    value; a sampled output does. Without the sample the same 50,000 runs
+#    find nothing.
+sw=$work/sampled
+mkdir -p "$sw/seeds"
+printf 'h1 = or_new();\nor_add(h1, 3);\nor_value(h1);\nor_print(h1);\nor_free(h1);\n' |
+  "$sf" encode "$tests/oraclelib_roundtrip.api" /dev/stdin -o "$sw/seeds/record"
+for text in x v= v=a v=12 v=12a v=99999999; do
+  printf 'h1 = or_parse("%s");\n' "$text" |
+    "$sf" encode "$tests/oraclelib_roundtrip.api" /dev/stdin -o "$sw/seeds/parse-$text"
+done
+# sampled_fuzz NAME [VAR=VALUE...]: 50,000 runs from the seeds; its status.
+sampled_fuzz() {
+  local name=$1
+  shift
+  rm -rf "${sw:?}/$name" && mkdir -p "$sw/$name/corpus" "$sw/$name/out"
+  cp "$sw/seeds"/* "$sw/$name/corpus/"
+  env SEQFUZZ_STATS=0 "$@" "$bin/oraclelib_roundtrip_fuzzer" "$sw/$name/corpus" -seed=1 -runs=50000 \
+    -use_counters=0 -reduce_inputs=0 -artifact_prefix="$sw/$name/out/" >"$sw/$name.log" 2>&1
+}
+sampled_fuzz on && { tail -5 "$sw/on.log"; fail "sampled outputs: nothing found in 50000 runs"; }
+[ "$("$sf" signature "$sw/on.log")" = "$want" ] ||
+  { grep -A6 'ERROR:' "$sw/on.log"; fail "sampled outputs: not the round trip"; }
+[ "$(ls "$sw/on/corpus" | wc -l)" = "$(ls "$sw/seeds" | wc -l)" ] ||
+  fail "sampled outputs: a new corpus entry (a probe may have found it)"
+probe_input=$(ls "$sw/on/out"/crash-probe-* 2>/dev/null | head -1)
+[ -n "$probe_input" ] || { ls -la "$sw/on/out"; fail "sampled outputs: no crash-probe input"; }
+"$bin/oraclelib_roundtrip_fuzzer" "$probe_input" >"$sw/replay.log" 2>&1 &&
+  fail "sampled outputs: $(basename "$probe_input") does not fail when replayed"
+[ "$("$sf" signature "$sw/replay.log")" = "$want" ] || fail "sampled outputs: replays differently"
+sampled_fuzz off SEQFUZZ_CHECK_OUTPUTS=0 ||
+  { grep -A6 'ERROR:' "$sw/off.log"; fail "without sampled outputs: a finding"; }
+[ -z "$(ls -A "$sw/off/out")" ] || fail "without sampled outputs: an input saved"
+echo "sampled outputs: the round trip found with no new corpus entry; without them, not in 50000 runs"
 
 # 4. An impure observer (oraclelib_impure.api): peeking into a box of three
 #    changes its digest.
