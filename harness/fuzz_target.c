@@ -250,10 +250,14 @@ static double observation_seconds(void) {
  * reproduces. A fraction of a second is free, for a short run's first
  * entries; not in a fork-mode job, one of many short parts of a long run
  * (a second's worth of jobs would take it every second). */
-static bool observations_within_budget(void) {
+static bool observations_within(double percent, double free_seconds) {
   double allowed =
-      (G.fork_job ? 0 : 0.2) + (double)G.opt.check_budget / 100.0 * (sf_seconds_now() - G.started);
+      (G.fork_job ? 0 : free_seconds) + percent / 100.0 * (sf_seconds_now() - G.started);
   return observation_seconds() <= allowed;
+}
+
+static bool observations_within_budget(void) {
+  return observations_within((double)G.opt.check_budget, 0.2);
 }
 
 /* The mutator's runner (libFuzzer, in-process): a full run, observers
@@ -338,9 +342,7 @@ static void check_sampled_output(void) {
   uint64_t hash = G.sampled_hash;
   G.sampled_hash = 0;
   if (!hash || hash != G.last_run_hash || !G.last_run_legal) return;
-  double allowed =
-      (G.fork_job ? 0 : 0.1) + (double)G.opt.check_budget / 400.0 * (sf_seconds_now() - G.started);
-  if (observation_seconds() > allowed) return;
+  if (!observations_within((double)G.opt.check_budget / 4.0, 0.1)) return;
   if (sf_mutator_interpret(G.mut, &G.probe_seq, G.sampled.data, G.sampled.len)) return;
   G.outputs_checked++;
   double began = sf_seconds_now(), checks_before = sf_exec_generic_seconds(G.exec);
