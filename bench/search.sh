@@ -24,6 +24,9 @@
 # built in a git worktree (build/bench/search-base) and take the
 # hand-written column's place.
 #
+# SEARCH_FIRST_SEED=N: seeds N to N + seeds - 1 instead of 1 to seeds (more
+# seeds for a cell measured before, pooled by hand).
+#
 # --env VAR=VALUE: seqfuzz with its defaults against seqfuzz with VAR=VALUE
 # (a run-time option, harness/options.def), both engines: the second column
 # is the same fuzzer run with that variable set.
@@ -141,7 +144,7 @@ execs=""
 for lib in "${libs[@]}"; do
   for engine in $engines; do
     a="" b="" ea="" eb=""
-    for seed in $(seq 1 "$seeds"); do
+    for seed in $(seq "${SEARCH_FIRST_SEED:-1}" $(( ${SEARCH_FIRST_SEED:-1} + seeds - 1 ))); do
       d="$work/$lib-$engine-$seed"
       if [ "$engine" = libfuzzer ]; then
         lf "$root/build/bench/search/search_${lib}_fuzzer" "$seed" 0 "$d-s" >"$work/a" &

@@ -36,6 +36,7 @@ set(SEQFUZZ_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}/.. CACHE INTERNAL "")
 # The sanitizer-coverage callbacks the harness looks at before the engine
 # (harness/wrapped.txt: comparisons, cmp_trace.h; counter tables, edges.h).
 file(STRINGS ${SEQFUZZ_SOURCE_DIR}/harness/wrapped.txt _seqfuzz_wrapped)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${SEQFUZZ_SOURCE_DIR}/harness/wrapped.txt)
 set(SEQFUZZ_WRAP)
 foreach(sym IN LISTS _seqfuzz_wrapped)
   list(APPEND SEQFUZZ_WRAP -Wl,--wrap=${sym})

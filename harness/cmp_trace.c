@@ -56,11 +56,16 @@ NO_COV static void note(uint64_t c) {
 static uint64_t watched, answer_cmps[MAX_NOTED][2];
 static uint32_t watch_left, nanswer_cmps;
 
+/* Byte comparisons that came out unequal while noting (cmp_trace.h). */
+#define MAX_BYTES_CMPS 16
+static sf_bytes_cmp bytes_cmps[MAX_BYTES_CMPS];
+static uint32_t nbytes_cmps;
+
 void sf_cmp_trace_begin(void) {
   memset(recent, 0, sizeof recent);
   memset(switch_noted, 0, sizeof switch_noted);
   memset(separators, 0, sizeof separators);
-  nnoted = watch_left = nanswer_cmps = 0;
+  nnoted = watch_left = nanswer_cmps = nbytes_cmps = 0;
   noting = true;
   update_quiet();
 }
@@ -111,6 +116,29 @@ uint32_t sf_cmp_trace_answer_cmps(uint64_t (*out)[2], uint32_t cap) {
       *slot = h;
       taken[k] = true;
       memcpy(out[n++], answer_cmps[k], sizeof *out);
+    }
+  return n;
+}
+
+/* Byte pairs handed out before (by hash, direct-mapped), as for answers:
+ * the same comparison comes back in most entries (a parser's keyword
+ * check), and would fill the record before the rarer ones. */
+static uint64_t bytes_handed_out[1024];
+
+NO_COV static uint64_t bytes_cmp_hash(const sf_bytes_cmp *c) {
+  return sf_hash_bytes(c, sizeof *c, 0) | 1; /* 0: empty; the unused bytes are zero */
+}
+
+uint32_t sf_cmp_trace_bytes_cmps(sf_bytes_cmp *out, uint32_t cap) {
+  uint32_t n = 0;
+  bool taken[MAX_BYTES_CMPS] = {false};
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t k = 0; k < nbytes_cmps && n < cap; k++) {
+      uint64_t h = bytes_cmp_hash(&bytes_cmps[k]), *slot = &bytes_handed_out[h % 1024];
+      if (taken[k] || (pass == 0 && *slot == h)) continue;
+      *slot = h;
+      taken[k] = true;
+      out[n++] = bytes_cmps[k];
     }
   return n;
 }
@@ -316,3 +344,72 @@ NO_COV void __wrap___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
   }
   TAIL_CALL(__real___sanitizer_cov_trace_switch(val, cases));
 }
+
+/* ---- byte comparisons ---- */
+/* libc's compare functions, reached through --wrap: every call of the
+ * program's own code (the library's, and seqfuzz's and the engine's, which
+ * are not noted: they compare nothing while a probe runs). The sanitizers'
+ * interceptors behind them check the ranges and tell the engine. */
+int __real_memcmp(const void *a, const void *b, size_t n);
+int __real_strcmp(const char *a, const char *b);
+int __real_strncmp(const char *a, const char *b, size_t n);
+int __real_strcasecmp(const char *a, const char *b);
+int __real_strncasecmp(const char *a, const char *b, size_t n);
+
+/* Note the pair (a[0..na), b[0..nb)), each cut to SF_CMP_BYTES. The
+ * interceptor has checked both ranges (a string's up to its NUL, memcmp's
+ * n bytes under ASan's strict_memcmp, its default). */
+NO_COV __attribute__((no_sanitize("address", "undefined"))) static void
+note_bytes(const void *a, size_t na, const void *b, size_t nb) {
+  static bool inside; /* the compares below are not the target's */
+  if (inside || nbytes_cmps == MAX_BYTES_CMPS || (na == 0 && nb == 0)) return;
+  inside = true;
+  sf_bytes_cmp c;
+  memset(&c, 0, sizeof c);
+  c.len[0] = (uint8_t)(na < SF_CMP_BYTES ? na : SF_CMP_BYTES);
+  c.len[1] = (uint8_t)(nb < SF_CMP_BYTES ? nb : SF_CMP_BYTES);
+  memcpy(c.side[0], a, c.len[0]);
+  memcpy(c.side[1], b, c.len[1]);
+  uint32_t k = 0;
+  while (k < nbytes_cmps && memcmp(&bytes_cmps[k], &c, sizeof c) != 0)
+    k++;
+  if (k == nbytes_cmps) bytes_cmps[nbytes_cmps++] = c;
+  inside = false;
+}
+
+/* A string's length, at most max and SF_CMP_BYTES (the interceptor
+ * checked it up to its NUL or max). */
+NO_COV __attribute__((no_sanitize("address"))) static size_t str_len(const char *s, size_t max) {
+  size_t n = 0;
+  if (max > SF_CMP_BYTES) max = SF_CMP_BYTES;
+  while (n < max && s[n])
+    n++;
+  return n;
+}
+
+NO_COV int __wrap_memcmp(const void *a, const void *b, size_t n) {
+  int r = __real_memcmp(a, b, n);
+  if (__builtin_expect(noting, 0) && r) note_bytes(a, n, b, n);
+  return r;
+}
+
+/* A string compare: the sides up to their NULs (and n). */
+#define WRAP_STRCMP(name)                                                                          \
+  NO_COV int __wrap_##name(const char *a, const char *b) {                                         \
+    int r = __real_##name(a, b);                                                                   \
+    if (__builtin_expect(noting, 0) && r)                                                          \
+      note_bytes(a, str_len(a, SF_CMP_BYTES), b, str_len(b, SF_CMP_BYTES));                        \
+    return r;                                                                                      \
+  }
+#define WRAP_STRNCMP(name)                                                                         \
+  NO_COV int __wrap_##name(const char *a, const char *b, size_t n) {                               \
+    int r = __real_##name(a, b, n);                                                                \
+    if (__builtin_expect(noting, 0) && r) note_bytes(a, str_len(a, n), b, str_len(b, n));          \
+    return r;                                                                                      \
+  }
+WRAP_STRCMP(strcmp)
+WRAP_STRCMP(strcasecmp)
+WRAP_STRNCMP(strncmp)
+WRAP_STRNCMP(strncasecmp)
+#undef WRAP_STRCMP
+#undef WRAP_STRNCMP

@@ -6,7 +6,8 @@
  * comparison, and __sanitizer_cov_trace_switch with the cases of each switch.
  * The engines' runtimes define those callbacks, so a fuzzer links with
  * -Wl,--wrap=__sanitizer_cov_trace_cmp1,... (seqfuzz_add_fuzzer does) and
- * cmp_trace.c's wrappers look at each call before passing it on.
+ * cmp_trace.c's wrappers look at each call before passing it on; the same
+ * for libc's memcmp and strcmp family.
  *
  * Two modes, chosen per run:
  *  - constants (sf_cmp_trace_begin/end): the distinct constants compared
@@ -47,6 +48,23 @@ void sf_cmp_trace_watch_answer(uint64_t answer);
  * sf_cmp_trace_end to the next begin. Pairs this process has not handed out
  * before come first. */
 uint32_t sf_cmp_trace_answer_cmps(uint64_t (*out)[2], uint32_t cap);
+
+/* Byte comparisons: memcmp, strcmp, strncmp, strcasecmp and strncasecmp
+ * (wrapped too, harness/wrapped.txt). While noting, each one that came out
+ * unequal is noted with both sides (their first SF_CMP_BYTES bytes; a
+ * string without its NUL): one side is often an argument's bytes and the
+ * other what the library expected there (a magic word, a key it holds), so
+ * putting the second in the first's place passes the comparison (input to
+ * state, as Redqueen does, here for bytes). */
+#define SF_CMP_BYTES 32
+typedef struct sf_bytes_cmp {
+  uint8_t len[2];
+  uint8_t side[2][SF_CMP_BYTES];
+} sf_bytes_cmp;
+/* The distinct pairs noted so, at most cap copied to out; valid from
+ * sf_cmp_trace_end to the next begin. Pairs this process has not handed
+ * out before come first. */
+uint32_t sf_cmp_trace_bytes_cmps(sf_bytes_cmp *out, uint32_t cap);
 
 #define SF_CMP_MAX_RECORDS     4096
 #define SF_CMP_MAX_OCCURRENCES 4

@@ -21,13 +21,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cmp_trace.h"
 #include "exec.h"
 
 #define SF_FB_MAGIC          0x42464653u /* "SFFB" */
-#define SF_FB_VERSION        7u
+#define SF_FB_VERSION        8u
 #define SF_FB_MAX_VALUES     256 /* states of later values are not recorded */
 #define SF_FB_MAX_CMP        32  /* compared-against constants kept per run */
 #define SF_FB_MAX_ANSWER_CMP 16  /* (answer, compared with) pairs of mocks, per run */
+#define SF_FB_MAX_BYTES_CMP  8   /* unequal byte comparisons kept per run */
 #define SF_FB_MAX_OBS        384 /* call observations kept per run */
 #define SF_FB_MAX_OBSERVERS  16  /* state observers of a type kept */
 #define SF_OBS_RESULT        255 /* sf_fb_obs.slot of a call's result */
@@ -74,6 +76,12 @@ typedef struct sf_feedback {
    * the mutator makes lists of names with them. */
   uint64_t separators[4];
   uint64_t state[SF_FB_MAX_VALUES];
+  /* Byte comparisons (memcmp, strcmp, ...) that came out unequal, both
+   * sides (cmp_trace.h: sf_bytes_cmp), for the mutator: one side found in
+   * a string or buffer argument is replaced by the other (input to state).
+   * After state[]: the copy of a plain run's record leaves them out. */
+  uint32_t nbytes_cmp;
+  sf_bytes_cmp bytes_cmp[SF_FB_MAX_BYTES_CMP];
   /* Runs that record calls (stateful testing, mutator/contracts.h): each
    * numeric state observer of each handle argument before and after each
    * call made, in call order (obs[0..nobs)). Under AFL++ the mutator asks

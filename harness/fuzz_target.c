@@ -291,8 +291,8 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, bool own_outp
    * clears before its next run (value profile) or keeps for mutations the
    * custom mutator replaces, at a cost that can pass the run's own. */
   sf_cmp_trace_forward(false);
-  sf_cmp_trace_begin();
   probe_guard_arm(&G.probe_seq, hash);
+  sf_cmp_trace_begin(); /* after the guard's file names are compared */
   if (G.opt.contracts && within)
     sf_feedback_run_calls(G.exec, &G.probe_seq, hash, fb); /* stateful testing learns from it */
   else
@@ -305,6 +305,7 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, bool own_outp
   }
   fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
   fb->nanswer_cmp = sf_cmp_trace_answer_cmps(fb->answer_cmp, SF_FB_MAX_ANSWER_CMP);
+  fb->nbytes_cmp = sf_cmp_trace_bytes_cmps(fb->bytes_cmp, SF_FB_MAX_BYTES_CMP);
   sf_cmp_trace_separators(fb->separators);
   sf_exec_check_repeat(G.exec, &G.probe_seq); /* nothing when the checks are off */
   sf_exec_generic_checks(G.exec, G.opt.generic != 0);
@@ -508,7 +509,8 @@ static void print_stats(FILE *out) {
           "seqfuzz: execs %llu (illegal %.1f%%, foreign %.1f%%) | mutations %llu: pruned illegal "
           "%.1f%%, equivalent %.1f%% | pool %llu, states %llu, probes %llu (checked %llu, smaller "
           "copies not probed %llu), outputs checked %llu, "
-          "answer trials %llu, option trials %llu, edges %u | mean length %.1f (cap %u) | inputs "
+          "answer trials %llu, byte trials %llu, option trials %llu, edges %u | mean length %.1f "
+          "(cap %u) | inputs "
           "decoded %llu of %llu\n",
           (unsigned long long)G.execs, 100.0 * (double)G.illegal / (double)(G.execs ? G.execs : 1),
           100.0 * (double)G.foreign / (double)(G.execs ? G.execs : 1),
@@ -517,7 +519,7 @@ static void print_stats(FILE *out) {
           (unsigned long long)s.states_seen, (unsigned long long)s.probes,
           (unsigned long long)G.checked, (unsigned long long)s.copies_unprobed,
           (unsigned long long)G.outputs_checked, (unsigned long long)s.answer_trials,
-          (unsigned long long)s.option_trials, sf_edges_seen(),
+          (unsigned long long)s.bytes_trials, (unsigned long long)s.option_trials, sf_edges_seen(),
           s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0, s.length_cap,
           (unsigned long long)(s.loads - s.loads_cached), (unsigned long long)s.loads);
   /* Which mutations made corpus entries that reached new code (the
@@ -852,6 +854,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fb->magic = 0; /* rewritten below, once the comparisons are in */
     fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
     fb->nanswer_cmp = sf_cmp_trace_answer_cmps(fb->answer_cmp, SF_FB_MAX_ANSWER_CMP);
+    fb->nbytes_cmp = sf_cmp_trace_bytes_cmps(fb->bytes_cmp, SF_FB_MAX_BYTES_CMP);
     sf_cmp_trace_separators(fb->separators);
     __atomic_store_n(&fb->magic, SF_FB_MAGIC, __ATOMIC_RELEASE);
   } else {

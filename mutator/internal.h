@@ -13,10 +13,11 @@
 #define DANGLING           (UINT64_MAX - 1) /* a value id that repair will treat as gone */
 #define MAX_PRODUCER_DEPTH 3
 #define SF_STATEFUL_PROBES 256
-#define SF_TRIALS          64         /* the trials ring (queued trials of new entries) */
-#define OPTION_TRIAL       UINT32_MAX /* a trial's pair: under other options */
-#define OPTION_TRIALS      4          /* per new entry that reached new code */
-#define SMALLER_OUTPUTS    65536      /* recent outputs smaller than their input, by hash */
+#define SF_TRIALS          64          /* the trials ring (queued trials of new entries) */
+#define OPTION_TRIAL       UINT32_MAX  /* a trial's pair: under other options */
+#define BYTES_TRIAL        0x80000000u /* a trial's pair: | k, byte comparison k */
+#define OPTION_TRIALS      4           /* per new entry that reached new code */
+#define SMALLER_OUTPUTS    65536       /* recent outputs smaller than their input, by hash */
 
 struct sf_mutator {
   const sf_api *api;
@@ -46,9 +47,12 @@ struct sf_mutator {
   /* cur's mocks' answers and what they were compared with (pool.h). */
   uint64_t cur_answer_cmp[SF_FB_MAX_ANSWER_CMP][2];
   uint32_t ncur_answer_cmp;
+  /* cur's unequal byte comparisons (pool.h). */
+  sf_bytes_cmp cur_bytes_cmp[SF_FB_MAX_BYTES_CMP];
+  uint32_t ncur_bytes_cmp;
   /* Trials of pool entries as soon as they arrive, a ring: each answer
-   * pair once (Redqueen's stage on a new input), and a new entry under
-   * other options (pair OPTION_TRIAL). */
+   * pair and each byte comparison once (Redqueen's stage on a new input),
+   * and a new entry under other options (pair OPTION_TRIAL). */
   struct {
     uint64_t hash;
     uint32_t pair;
@@ -162,6 +166,12 @@ bool sf_mut_walkable(const sf_mutator *m, const sf_seq *s, const sf_func *f);
  * both fit) becomes the value. 1 when done, 0 when the answer does not
  * occur, -1 on OOM. */
 int sf_mut_replace_answer(sf_mutator *m, sf_seq *s, sf_arg *a, const uint64_t pair[2]);
+/* Input to state for bytes: c is a byte comparison of a run of s
+ * (feedback.h: bytes_cmp). One side, found in a string or buffer argument
+ * of s (as a part of two bytes or more, or as the whole argument), is
+ * replaced there by the other side. 1 when done, 0 when neither side
+ * occurs, -1 on OOM. */
+int sf_mut_replace_bytes(sf_mutator *m, sf_seq *s, const sf_bytes_cmp *c);
 
 /* mutate.c: repair, bound and encode s into out (its size; 0: none fits);
  * emit it unless emitted before (false: ask for another); count it. */

@@ -166,6 +166,17 @@ static void queue_answer_trials(sf_mutator *m, const sf_pool_entry *e) {
   }
 }
 
+/* Queue a try of each of e's byte comparisons not tried before (the same
+ * keyword check comes back in most entries of a parser). */
+static void queue_bytes_trials(sf_mutator *m, const sf_pool_entry *e) {
+  for (uint32_t k = 0; e && !m->opt.no_compares && k < e->nbytes_cmp; k++) {
+    if (!sf_hashset_insert(m->trials_seen,
+                           sf_hash_bytes(&e->bytes_cmp[k], sizeof *e->bytes_cmp, 1)))
+      continue;
+    queue_trial(m, e->hash, BYTES_TRIAL | k);
+  }
+}
+
 /* Queue OPTION_TRIALS tries of e under other options, if it reached new
  * code and the API has flags. A library's own harness tries each input
  * under several options (pcre2's: a pattern compiled under options drawn
@@ -218,6 +229,7 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
     sf_mut_stateful_new_input(m, h, &m->scratch);
     sf_mut_stateful_learn(m, h, d, n, &m->scratch);
     queue_answer_trials(m, e);
+    queue_bytes_trials(m, e);
     queue_option_trials(m, e, new_code);
   }
   *legal = e ? e->legal_calls : SF_LEGAL_UNKNOWN;
@@ -245,6 +257,7 @@ void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const
     if (is_new) sf_mut_stateful_learn(m, h, data, size, fb);
     sf_mut_absorb_cmp(m, fb);
     if (is_new) queue_answer_trials(m, e);
+    if (is_new) queue_bytes_trials(m, e);
     if (is_new) queue_option_trials(m, e, new_code);
   }
 }
@@ -543,7 +556,8 @@ static void toggle_call_flags(sf_mutator *m, sf_seq *s, uint32_t ci) {
 
 /* Change one input argument of one call; with document, the longest string
  * or buffer argument. Half of the time an input whose mocks' answers were
- * compared with other values gets one of them in place of its answer. */
+ * compared with other values gets one of them in place of its answer, and
+ * bytes it compared with other bytes get those now and then. */
 static int mut_arg(sf_mutator *m, bool document_only) {
   if (!m->cur.ncalls) return mut_insert(m, true);
   if (copy_cur(m)) return -1;
@@ -558,6 +572,20 @@ static int mut_arg(sf_mutator *m, bool document_only) {
       if (rc) {
         m->last_op = "change-answer";
         m->stats.answer_trials++;
+        return 0;
+      }
+    }
+  }
+  /* A quarter of the time (of those left), the input's bytes compared
+   * with other bytes get them in their place. */
+  if (!document_only && m->ncur_bytes_cmp && !m->opt.no_compares && sf_rng_chance(&m->rng, 1, 4)) {
+    uint32_t n = m->ncur_bytes_cmp, first = (uint32_t)sf_rng_below(&m->rng, n);
+    for (uint32_t k = 0; k < n; k++) {
+      int rc = sf_mut_replace_bytes(m, s, &m->cur_bytes_cmp[(first + k) % n]);
+      if (rc < 0) return -1;
+      if (rc) {
+        m->last_op = "change-bytes";
+        m->stats.bytes_trials++;
         return 0;
       }
     }
@@ -726,7 +754,7 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
   } else if (sf_mut_interpret(m, &m->cur, d, n, h)) {
     sf_seq_clear(&m->cur);
   }
-  m->ncur_reus = m->ncur_answer_cmp = 0;
+  m->ncur_reus = m->ncur_answer_cmp = m->ncur_bytes_cmp = 0;
   /* An input met longer than the cap (a seed, a fork-mode job's share of
    * the corpus) raises it, as libFuzzer starts at its longest input. */
   if (m->cur.ncalls > m->len_cap)
@@ -740,6 +768,8 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
   if (!e) return;
   m->ncur_answer_cmp = e->nanswer_cmp;
   memcpy(m->cur_answer_cmp, e->answer_cmp, e->nanswer_cmp * sizeof *e->answer_cmp);
+  m->ncur_bytes_cmp = e->nbytes_cmp;
+  if (e->nbytes_cmp) memcpy(m->cur_bytes_cmp, e->bytes_cmp, e->nbytes_cmp * sizeof *e->bytes_cmp);
   /* An unobserved smaller copy: its values reached their states in the
    * entry it replaced first, as its probe would have found. */
   uint32_t nreus = e->unobserved ? m->cur.nvals : e->nvals;
@@ -925,6 +955,13 @@ static size_t next_trial(sf_mutator *m, uint8_t *out, size_t max_size) {
     if (k == OPTION_TRIAL) {
       if (!with_other_options(m, e)) continue;
       m->last_op = "option-trial";
+    } else if (k & BYTES_TRIAL) {
+      if ((k & ~BYTES_TRIAL) >= e->nbytes_cmp) continue;
+      sf_bytes_cmp c = e->bytes_cmp[k & ~BYTES_TRIAL];
+      load_input(m, e->data, e->size);
+      if (copy_cur(m)) continue;
+      if (sf_mut_replace_bytes(m, &m->next, &c) != 1) continue;
+      m->last_op = "bytes-trial";
     } else {
       if (k >= e->nanswer_cmp) continue;
       uint64_t pair[2] = {e->answer_cmp[k][0], e->answer_cmp[k][1]};
@@ -941,6 +978,8 @@ static size_t next_trial(sf_mutator *m, uint8_t *out, size_t max_size) {
     sf_mut_count_output(m, out, n, e->size);
     if (k == OPTION_TRIAL)
       m->stats.option_trials++;
+    else if (k & BYTES_TRIAL)
+      m->stats.bytes_trials++;
     else
       m->stats.answer_trials++;
     return n;

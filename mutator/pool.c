@@ -40,6 +40,7 @@ sf_pool *sf_pool_new(size_t capacity, bool equivalence) {
 static void clear_entry(sf_pool_entry *e) {
   free(e->data);
   free(e->reusable);
+  free(e->bytes_cmp);
   memset(e, 0, sizeof *e);
 }
 
@@ -124,7 +125,7 @@ static sf_pool_entry *add(sf_pool *p, const uint8_t *data, size_t size, const sf
     e->fails_last = false;
     e->refused = 0;
     e->unobserved = false;
-    e->nanswer_cmp = 0;
+    e->nanswer_cmp = e->nbytes_cmp = 0;
     if (!indexed) index_insert(p, 0, (size_t)(e - p->entries));
     return NULL;
   }
@@ -138,6 +139,13 @@ static sf_pool_entry *add(sf_pool *p, const uint8_t *data, size_t size, const sf
   e->refused = fb ? fb->refused : 0;
   e->nanswer_cmp = fb ? fb->nanswer_cmp : 0;
   if (e->nanswer_cmp) memcpy(e->answer_cmp, fb->answer_cmp, e->nanswer_cmp * sizeof *e->answer_cmp);
+  /* Most runs compare no bytes: the storage is the entry's only when some
+   * came out unequal, and kept with it, full size, when it is replaced. */
+  e->nbytes_cmp = 0;
+  if (fb && fb->nbytes_cmp && (e->bytes_cmp || (e->bytes_cmp = malloc(sizeof fb->bytes_cmp)))) {
+    e->nbytes_cmp = fb->nbytes_cmp;
+    memcpy(e->bytes_cmp, fb->bytes_cmp, e->nbytes_cmp * sizeof *e->bytes_cmp);
+  }
   for (uint32_t v = 0; v < nvals; v++) {
     uint64_t st = fb->state[v];
     /* The first input to reach a state keeps the value reusable. */

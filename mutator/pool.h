@@ -28,6 +28,10 @@ typedef struct sf_pool_entry {
    * answer_cmp), for input-to-state replacement in its scripts. */
   uint32_t nanswer_cmp;
   uint64_t answer_cmp[SF_FB_MAX_ANSWER_CMP][2];
+  /* Its run's unequal byte comparisons (feedback.h: bytes_cmp), for
+   * input-to-state replacement in its string and buffer arguments. */
+  uint32_t nbytes_cmp;
+  sf_bytes_cmp *bytes_cmp;
   size_t data_cap; /* storage kept when the entry is replaced */
   uint32_t reus_cap;
 } sf_pool_entry;

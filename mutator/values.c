@@ -574,6 +574,60 @@ int sf_mut_replace_answer(sf_mutator *m, sf_seq *s, sf_arg *a, const uint64_t pa
   return 0;
 }
 
+/* Where `from` occurs in a's bytes: as a part (from two bytes on) or as
+ * the whole; one occurrence at random among those seen so far (*hits
+ * counts them), its offset in *at. */
+static bool find_side(sf_mutator *m, const uint8_t *bytes, size_t len, const uint8_t *from,
+                      size_t nf, uint32_t *hits, size_t *at) {
+  bool found = false;
+  if (nf < 2) {
+    if (len == nf && (!nf || bytes[0] == from[0]) && sf_rng_below(&m->rng, ++*hits) == 0)
+      *at = 0, found = true;
+    return found;
+  }
+  for (size_t i = 0; i + nf <= len; i++)
+    if (bytes[i] == from[0] && memcmp(bytes + i, from, nf) == 0 &&
+        sf_rng_below(&m->rng, ++*hits) == 0)
+      *at = i, found = true;
+  return found;
+}
+
+int sf_mut_replace_bytes(sf_mutator *m, sf_seq *s, const sf_bytes_cmp *c) {
+  if (c->len[0] == c->len[1] && memcmp(c->side[0], c->side[1], c->len[0]) == 0) return 0;
+  uint32_t first = (uint32_t)sf_rng_below(&m->rng, 2);
+  for (uint32_t d = 0; d < 2; d++) {
+    uint32_t from = (first + d) % 2, to = 1 - from;
+    uint32_t hits = 0, pick_call = 0, pick_param = 0;
+    size_t pick_at = 0;
+    for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+      const sf_func *f = sf_seq_func(s, ci);
+      for (uint32_t i = 0; i < f->nparams; i++) {
+        const sf_param *p = &f->params[i];
+        const sf_arg *a = &sf_seq_args(s, ci)[i];
+        if (!sf_param_is_input(p) || (p->kind != SF_STRING && p->kind != SF_BUFFER) ||
+            (p->flags & (SF_P_CALLBACK | SF_P_VTABLE)) || (p->kind == SF_STRING && a->bits))
+          continue;
+        if (find_side(m, sf_seq_bytes(s, a), a->len, c->side[from], c->len[from], &hits, &pick_at))
+          pick_call = ci, pick_param = i;
+      }
+    }
+    if (!hits) continue;
+    sf_arg *a = &sf_seq_args(s, pick_call)[pick_param];
+    const uint8_t *bytes = sf_seq_bytes(s, a);
+    sf_buf *tmp = &m->bytes;
+    sf_buf_reset(tmp);
+    if (sf_buf_append(tmp, bytes, pick_at) || sf_buf_append(tmp, c->side[to], c->len[to]) ||
+        sf_buf_append(tmp, bytes + pick_at + c->len[from], a->len - pick_at - c->len[from]))
+      return -1;
+    if (sf_seq_func(s, pick_call)->params[pick_param].kind == SF_STRING) {
+      uint8_t *nul = tmp->len ? memchr(tmp->data, 0, tmp->len) : NULL;
+      if (nul) tmp->len = (size_t)(nul - tmp->data); /* a string ends at its NUL */
+    }
+    return sf_seq_set_bytes(s, a, tmp->data ? tmp->data : (const uint8_t *)"", tmp->len) ? -1 : 1;
+  }
+  return 0;
+}
+
 /* Fill a bytes argument (string, buffer, array) of p. */
 int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param *p,
                      const sf_arg *args, sf_arg *a) {

@@ -1,6 +1,7 @@
 #include "magiclib.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct lock {
   int open;
@@ -23,6 +24,20 @@ void lock_free(lock *l) {
 
 int lock_try(lock *l, unsigned key) {
   if (key == 0xC0FFEE42u) l->open = 1;
+  return l->open;
+}
+
+int lock_say(lock *l, const char *word) {
+  if (strcmp(word, "open sesame, please") == 0) l->open = 1;
+  return l->open;
+}
+
+int lock_badge(lock *l, const unsigned char *badge, unsigned long len) {
+  if (len >= 10 && memcmp(badge + 2,
+                          "\x7f"
+                          "BADGE\x01\x02",
+                          8) == 0)
+    l->open = 1;
   return l->open;
 }
 

@@ -1,11 +1,14 @@
 /* test_cmp_trace: the answers of mocks and what the target compared them
  * with (harness/cmp_trace.h), driven by calling the wrappers the way a
  * library built with trace-cmp does. No engine here: the wrapped callbacks
- * (__real_*) are this file's, which only count their calls. */
+ * (__real_*) are this file's, which only count their calls (libc's compare
+ * functions: theirs, called by name). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <strings.h>
 
 #include <cmocka.h>
 
@@ -36,6 +39,30 @@ void __real___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
 }
 void __wrap___sanitizer_cov_trace_const_cmp4(uint32_t a, uint32_t b);
 void __wrap___sanitizer_cov_trace_const_cmp1(uint8_t a, uint8_t b);
+/* This file is not linked with --wrap: its calls reach libc's directly. */
+int __real_memcmp(const void *a, const void *b, size_t n);
+int __real_memcmp(const void *a, const void *b, size_t n) {
+  return memcmp(a, b, n);
+}
+int __real_strcmp(const char *a, const char *b);
+int __real_strcmp(const char *a, const char *b) {
+  return strcmp(a, b);
+}
+int __real_strncmp(const char *a, const char *b, size_t n);
+int __real_strncmp(const char *a, const char *b, size_t n) {
+  return strncmp(a, b, n);
+}
+int __real_strcasecmp(const char *a, const char *b);
+int __real_strcasecmp(const char *a, const char *b) {
+  return strcasecmp(a, b);
+}
+int __real_strncasecmp(const char *a, const char *b, size_t n);
+int __real_strncasecmp(const char *a, const char *b, size_t n) {
+  return strncasecmp(a, b, n);
+}
+int __wrap_memcmp(const void *a, const void *b, size_t n);
+int __wrap_strcmp(const char *a, const char *b);
+int __wrap_strncmp(const char *a, const char *b, size_t n);
 
 /* cb_tick's checks of a hook's answer r: r > 100, r == 100, r == 42. */
 static uint32_t tick_run(uint64_t answer, uint64_t (*pairs)[2]) {
@@ -185,13 +212,58 @@ static void test_sites_are_the_callers(void **state) {
   assert_int_equal(r[2].a, 9);
 }
 
+/* Byte comparisons: an unequal one is noted with both sides, its answer
+ * unchanged; an equal one, and any outside a noted run, are not; a side is
+ * cut at 32 bytes, a string at its NUL or strncmp's n; pairs handed out
+ * before come after new ones. */
+static bool has_bytes_pair(const sf_bytes_cmp *c, uint32_t n, const char *a, const char *b) {
+  for (uint32_t k = 0; k < n; k++)
+    if (c[k].len[0] == strlen(a) && c[k].len[1] == strlen(b) &&
+        memcmp(c[k].side[0], a, strlen(a)) == 0 && memcmp(c[k].side[1], b, strlen(b)) == 0)
+      return true;
+  return false;
+}
+
+static void test_bytes_compared(void **state) {
+  (void)state;
+  sf_bytes_cmp c[8];
+  uint64_t consts[8];
+  assert_true(__wrap_strcmp("bob", "alice") > 0); /* not noting: not noted */
+  sf_cmp_trace_begin();
+  assert_true(__wrap_strcmp("bob", "alice") > 0);
+  assert_int_equal(__wrap_memcmp("REC1xyz", "REC1", 4), 0); /* equal: nothing to flip */
+  assert_true(__wrap_memcmp("\x00\x01\x02\x03", "REC1", 4) < 0);
+  assert_true(__wrap_strncmp("abcdef", "abcxyz", 4) != 0);
+  char longer[64];
+  memset(longer, 'x', sizeof longer - 1);
+  longer[sizeof longer - 1] = 0;
+  assert_true(__wrap_strcmp(longer, "y") < 0);
+  sf_cmp_trace_end(consts, 8);
+  uint32_t n = sf_cmp_trace_bytes_cmps(c, 8);
+  assert_int_equal(n, 4);
+  assert_true(has_bytes_pair(c, n, "bob", "alice"));
+  assert_true(has_bytes_pair(c, n, "\x00\x01\x02\x03", "REC1") == false); /* strlen stops at NUL */
+  assert_true(has_bytes_pair(c, n, "abcd", "abcx"));
+  assert_true(has_bytes_pair(c, n, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "y"));
+  bool binary = false;
+  for (uint32_t k = 0; k < n; k++)
+    binary |= c[k].len[0] == 4 && memcmp(c[k].side[0], "\x00\x01\x02\x03", 4) == 0 &&
+              c[k].len[1] == 4 && memcmp(c[k].side[1], "REC1", 4) == 0;
+  assert_true(binary);
+  /* The next run notes the same pairs and a new one: the new one first. */
+  sf_cmp_trace_begin();
+  assert_true(__wrap_strcmp("bob", "alice") > 0);
+  assert_true(__wrap_strcmp("carol", "alice") > 0);
+  sf_cmp_trace_end(consts, 8);
+  assert_int_equal(sf_cmp_trace_bytes_cmps(c, 1), 1);
+  assert_true(has_bytes_pair(c, 1, "carol", "alice"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_neighbours),
-      cmocka_unit_test(test_new_pairs_first),
-      cmocka_unit_test(test_separators),
-      cmocka_unit_test(test_forwarding),
-      cmocka_unit_test(test_sites_are_the_callers),
+      cmocka_unit_test(test_neighbours),      cmocka_unit_test(test_bytes_compared),
+      cmocka_unit_test(test_new_pairs_first), cmocka_unit_test(test_separators),
+      cmocka_unit_test(test_forwarding),      cmocka_unit_test(test_sites_are_the_callers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1446,6 +1446,70 @@ static void test_answer_trial(void **state) {
   sf_api_free(api);
 }
 
+/* Input to state for bytes: a new input whose run compared "bob" (its
+ * login's user) with "alice" (the user the library holds) and 4 bytes of
+ * its buffer with a mark is mutated next into the same sequence with one
+ * side in the other's place, once per pair; a pair whose sides occur in no
+ * argument gives no trial. */
+static void set_bytes_cmp(sf_bytes_cmp *c, const char *a, size_t na, const char *b, size_t nb) {
+  memset(c, 0, sizeof *c);
+  c->len[0] = (uint8_t)na;
+  c->len[1] = (uint8_t)nb;
+  memcpy(c->side[0], a, na);
+  memcpy(c->side[1], b, nb);
+}
+
+static void test_bytes_trial(void **state) {
+  (void)state;
+  sf_api *api =
+      parse_api_text("api t;\nhandle box_t;\n"
+                     "func box_t *box_new(void);\n"
+                     "func void box_free(box_t *b) destructor;\n"
+                     "func int box_login(box_t *b, string user);\n"
+                     "func int box_load(box_t *b, bytes buf[len], size_t len in [0, 64]);\n");
+  sf_seq s;
+  sf_buf in = {0};
+  seq_encoded(api, &s, "h1 = box_new();\nbox_login(h1, \"bob\");\nbox_load(h1, x\"0001020304\");\n",
+              &in);
+  sf_feedback fb;
+  fake_feedback(&fb, &in, 3, 3, 0, NULL);
+  fb.nbytes_cmp = 3;
+  set_bytes_cmp(&fb.bytes_cmp[0], "alice", 5, "bob", 3);             /* found: its right side */
+  set_bytes_cmp(&fb.bytes_cmp[1], "\x01\x02\x03\x04", 4, "MARK", 4); /* found: its left side */
+  set_bytes_cmp(&fb.bytes_cmp[2], "zz", 2, "yy", 2);                 /* in no argument */
+  sf_mutator *m = sf_mutator_new(api, NULL);
+  sf_mutator_add_input(m, in.data, in.len, &fb);
+  uint8_t out[4096];
+  bool login = false, load = false;
+  for (uint64_t seed = 1; seed <= 2; seed++) {
+    size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, seed);
+    assert_string_equal(sf_mutator_last_op(m), "bytes-trial");
+    assert_int_equal(sf_seq_decode(&s, api, out, n), SF_DECODE_OK);
+    assert_int_equal(s.ncalls, 3);
+    const sf_arg *user = &sf_seq_args(&s, 1)[1], *buf = &sf_seq_args(&s, 2)[1];
+    if (user->len == 5 && memcmp(sf_seq_bytes(&s, user), "alice", 5) == 0) {
+      login = true;
+      assert_memory_equal(sf_seq_bytes(&s, buf), "\x00\x01\x02\x03\x04", 5); /* unchanged */
+    } else {
+      load = true;
+      assert_int_equal(buf->len, 5);
+      assert_memory_equal(sf_seq_bytes(&s, buf), "\x00MARK", 5);
+      assert_int_equal(user->len, 3); /* unchanged */
+    }
+  }
+  assert_true(login && load);
+  /* The third pair made no trial: the next output is another mutation. */
+  sf_mutator_mutate(m, in.data, in.len, out, sizeof out, 3);
+  assert_string_not_equal(sf_mutator_last_op(m), "bytes-trial");
+  sf_mutator_stats st;
+  sf_mutator_get_stats(m, &st);
+  assert_true(st.bytes_trials >= 2);
+  sf_mutator_free(m);
+  sf_seq_free(&s);
+  sf_buf_free(&in);
+  sf_api_free(api);
+}
+
 /* Calls of a costly function that finds nothing are inserted less often and
  * removed first, once the mutator knows their cost; a costly one that finds
  * keeps its share; until then every function is as likely. */
@@ -1797,6 +1861,7 @@ int main(void) {
       cmocka_unit_test(test_deterministic),
       cmocka_unit_test(test_ownership_respected),
       cmocka_unit_test(test_answer_trial),
+      cmocka_unit_test(test_bytes_trial),
       cmocka_unit_test(test_costly_calls),
       cmocka_unit_test(test_insertions_by_finds),
       cmocka_unit_test(test_flags_turned),
