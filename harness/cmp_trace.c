@@ -102,44 +102,48 @@ NO_COV static void note_answer_cmp(uint64_t c, uint64_t v, unsigned width) {
 /* Pairs handed out before, by their hash (direct-mapped): the next runs hand
  * out new pairs first. Every entry that calls the same mock notes the same
  * pairs first (a reader's answer compared with 0), which would fill the
- * record before the pairs of a mock called later in the run. */
-static uint64_t handed_out[1024];
+ * record before the pairs of a mock called later in the run; the same
+ * comparison of bytes comes back in most entries (a parser's keyword
+ * check). One table per kind of pair. */
+#define HANDED_OUT 1024
+static uint64_t answers_handed_out[HANDED_OUT], bytes_handed_out[HANDED_OUT];
 
-uint32_t sf_cmp_trace_answer_cmps(uint64_t (*out)[2], uint32_t cap) {
-  uint32_t n = 0;
+/* The order in which to hand out n pairs of these hashes (not 0), at most
+ * cap: those not handed out before first; order[] receives their indices. */
+NO_COV static uint32_t new_first(const uint64_t *hash, uint32_t n, uint64_t *handed, uint32_t cap,
+                                 uint32_t *order) {
+  uint32_t k = 0;
   bool taken[MAX_NOTED] = {false};
   for (int pass = 0; pass < 2; pass++)
-    for (uint32_t k = 0; k < nanswer_cmps && n < cap; k++) {
-      uint64_t h = sf_hash_mix(answer_cmps[k][0], answer_cmps[k][1]) | 1, /* 0: empty */
-          *slot = &handed_out[h % 1024];
-      if (taken[k] || (pass == 0 && *slot == h)) continue;
-      *slot = h;
-      taken[k] = true;
-      memcpy(out[n++], answer_cmps[k], sizeof *out);
+    for (uint32_t i = 0; i < n && k < cap; i++) {
+      uint64_t *slot = &handed[hash[i] % HANDED_OUT];
+      if (taken[i] || (pass == 0 && *slot == hash[i])) continue;
+      *slot = hash[i];
+      taken[i] = true;
+      order[k++] = i;
     }
+  return k;
+}
+
+uint32_t sf_cmp_trace_answer_cmps(uint64_t (*out)[2], uint32_t cap) {
+  uint64_t hash[MAX_NOTED];
+  uint32_t order[MAX_NOTED];
+  for (uint32_t i = 0; i < nanswer_cmps; i++)
+    hash[i] = sf_hash_mix(answer_cmps[i][0], answer_cmps[i][1]) | 1; /* 0: empty */
+  uint32_t n = new_first(hash, nanswer_cmps, answers_handed_out, cap, order);
+  for (uint32_t k = 0; k < n; k++)
+    memcpy(out[k], answer_cmps[order[k]], sizeof *out);
   return n;
 }
 
-/* Byte pairs handed out before (by hash, direct-mapped), as for answers:
- * the same comparison comes back in most entries (a parser's keyword
- * check), and would fill the record before the rarer ones. */
-static uint64_t bytes_handed_out[1024];
-
-NO_COV static uint64_t bytes_cmp_hash(const sf_bytes_cmp *c) {
-  return sf_hash_bytes(c, sizeof *c, 0) | 1; /* 0: empty; the unused bytes are zero */
-}
-
 uint32_t sf_cmp_trace_bytes_cmps(sf_bytes_cmp *out, uint32_t cap) {
-  uint32_t n = 0;
-  bool taken[MAX_BYTES_CMPS] = {false};
-  for (int pass = 0; pass < 2; pass++)
-    for (uint32_t k = 0; k < nbytes_cmps && n < cap; k++) {
-      uint64_t h = bytes_cmp_hash(&bytes_cmps[k]), *slot = &bytes_handed_out[h % 1024];
-      if (taken[k] || (pass == 0 && *slot == h)) continue;
-      *slot = h;
-      taken[k] = true;
-      out[n++] = bytes_cmps[k];
-    }
+  uint64_t hash[MAX_BYTES_CMPS];
+  uint32_t order[MAX_BYTES_CMPS];
+  for (uint32_t i = 0; i < nbytes_cmps; i++) /* the unused bytes are zero */
+    hash[i] = sf_hash_bytes(&bytes_cmps[i], sizeof *bytes_cmps, 0) | 1;
+  uint32_t n = new_first(hash, nbytes_cmps, bytes_handed_out, cap, order);
+  for (uint32_t k = 0; k < n; k++)
+    out[k] = bytes_cmps[order[k]];
   return n;
 }
 

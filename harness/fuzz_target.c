@@ -260,6 +260,14 @@ static bool observations_within_budget(void) {
   return observations_within((double)G.opt.check_budget, 0.2);
 }
 
+/* Stop noting comparisons; what the run compared goes into its record. */
+static void end_noting(sf_feedback *fb) {
+  fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
+  fb->nanswer_cmp = sf_cmp_trace_answer_cmps(fb->answer_cmp, SF_FB_MAX_ANSWER_CMP);
+  fb->nbytes_cmp = sf_cmp_trace_bytes_cmps(fb->bytes_cmp, SF_FB_MAX_BYTES_CMP);
+  sf_cmp_trace_separators(fb->separators);
+}
+
 /* The mutator's runner (libFuzzer, in-process): a full run, observers
  * included, of a corpus entry it meets for the first time. */
 static void probe_run(void *ctx, const uint8_t *data, size_t size, bool own_output,
@@ -303,10 +311,7 @@ static void probe_run(void *ctx, const uint8_t *data, size_t size, bool own_outp
     fb->new_edges = (own_output ? sf_exec_counted_edges(G.exec) : 0) + sf_edges_new();
     sf_exec_count_edges(G.exec, NULL, NULL);
   }
-  fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
-  fb->nanswer_cmp = sf_cmp_trace_answer_cmps(fb->answer_cmp, SF_FB_MAX_ANSWER_CMP);
-  fb->nbytes_cmp = sf_cmp_trace_bytes_cmps(fb->bytes_cmp, SF_FB_MAX_BYTES_CMP);
-  sf_cmp_trace_separators(fb->separators);
+  end_noting(fb);
   sf_exec_check_repeat(G.exec, &G.probe_seq); /* nothing when the checks are off */
   sf_exec_generic_checks(G.exec, G.opt.generic != 0);
   sf_cmp_trace_forward(true);
@@ -852,10 +857,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
      * its bytes (a replay of it repeats it too, sf_feedback_replay). */
     if ((hash & 63) == 0) sf_exec_check_repeat(G.exec, seq);
     fb->magic = 0; /* rewritten below, once the comparisons are in */
-    fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
-    fb->nanswer_cmp = sf_cmp_trace_answer_cmps(fb->answer_cmp, SF_FB_MAX_ANSWER_CMP);
-    fb->nbytes_cmp = sf_cmp_trace_bytes_cmps(fb->bytes_cmp, SF_FB_MAX_BYTES_CMP);
-    sf_cmp_trace_separators(fb->separators);
+    end_noting(fb);
     __atomic_store_n(&fb->magic, SF_FB_MAGIC, __ATOMIC_RELEASE);
   } else {
     /* libFuzzer: a plain run; the mutator asks for observers and constants
