@@ -56,6 +56,18 @@ NO_COV static void note(uint64_t c) {
 static uint64_t watched, answer_cmps[MAX_NOTED][2];
 static uint32_t watch_left, nanswer_cmps;
 
+/* The integer arguments of the calls made so far in the run (while
+ * noting), and the pairs {argument, value to try in its place} their
+ * comparisons gave (cmp_trace.h: sf_cmp_trace_watch_arg). A comparison
+ * site in a loop notes its first unequal comparison only (a counter
+ * walking up to an argument would fill the pairs with each step) for each
+ * argument, but every equal one: the boundary an inequality turns on. */
+#define MAX_WATCHED_ARGS 16
+static uint64_t watched_args[MAX_WATCHED_ARGS], arg_cmps[MAX_NOTED][2];
+static uint32_t nwatched_args, narg_cmps;
+/* (site, argument) that noted an unequal pair this run, direct-mapped. */
+static uint64_t arg_sites[256];
+
 /* Byte comparisons that came out unequal while noting (cmp_trace.h). */
 #define MAX_BYTES_CMPS 16
 static sf_bytes_cmp bytes_cmps[MAX_BYTES_CMPS];
@@ -65,7 +77,8 @@ void sf_cmp_trace_begin(void) {
   memset(recent, 0, sizeof recent);
   memset(switch_noted, 0, sizeof switch_noted);
   memset(separators, 0, sizeof separators);
-  nnoted = watch_left = nanswer_cmps = nbytes_cmps = 0;
+  memset(arg_sites, 0, sizeof arg_sites);
+  nnoted = watch_left = nanswer_cmps = nbytes_cmps = nwatched_args = narg_cmps = 0;
   noting = true;
   update_quiet();
 }
@@ -99,6 +112,47 @@ NO_COV static void note_answer_cmp(uint64_t c, uint64_t v, unsigned width) {
   note_answer_pair(c & mask);
 }
 
+void sf_cmp_trace_watch_arg(uint64_t value) {
+  if (!noting || value == 0 || nwatched_args == MAX_WATCHED_ARGS) return;
+  for (uint32_t k = 0; k < nwatched_args; k++)
+    if (watched_args[k] == value) return;
+  watched_args[nwatched_args++] = value;
+}
+
+NO_COV static void note_arg_pair(uint64_t arg, uint64_t value) {
+  for (uint32_t k = 0; k < narg_cmps; k++)
+    if (arg_cmps[k][0] == arg && arg_cmps[k][1] == value) return;
+  if (narg_cmps == MAX_NOTED) return;
+  arg_cmps[narg_cmps][0] = arg;
+  arg_cmps[narg_cmps++][1] = value;
+}
+
+/* v (width bytes) was compared with c at site: if v is a watched argument,
+ * note c and its neighbours (the predicate is unknown: `v < c` turns at c,
+ * `v <= c` at c + 1), or only the neighbours when v equals c. A value goes
+ * into the argument's representation: sign-extended from the comparison's
+ * width when the argument is negative there. */
+NO_COV static void note_arg_cmp(uint64_t site, uint64_t c, uint64_t v, unsigned width) {
+  uint64_t mask = width == 8 ? UINT64_MAX : (1ull << (8 * width)) - 1;
+  bool equal = ((c ^ v) & mask) == 0;
+  for (uint32_t k = 0; k < nwatched_args; k++) {
+    uint64_t arg = watched_args[k];
+    if (((arg ^ v) & mask) != 0) continue;
+    if (!equal) {
+      uint64_t key = site ^ arg * 0x9E3779B97F4A7C15ull,
+               *slot = &arg_sites[(key * 0xff51afd7ed558ccdull) >> 56];
+      if (*slot == key) continue;
+      *slot = key;
+    }
+    bool negative = width < 8 && (arg & ~mask) == ~mask;
+    for (int d = equal ? 1 : 0; d <= 2; d++) {
+      uint64_t t = (c + (d == 1 ? 1 : d == 2 ? UINT64_MAX : 0)) & mask;
+      if (negative && (t >> (8 * width - 1) & 1)) t |= ~mask;
+      if (t != arg) note_arg_pair(arg, t);
+    }
+  }
+}
+
 /* Pairs handed out before, by their hash (direct-mapped): the next runs hand
  * out new pairs first. Every entry that calls the same mock notes the same
  * pairs first (a reader's answer compared with 0), which would fill the
@@ -106,7 +160,8 @@ NO_COV static void note_answer_cmp(uint64_t c, uint64_t v, unsigned width) {
  * comparison of bytes comes back in most entries (a parser's keyword
  * check). One table per kind of pair. */
 #define HANDED_OUT 1024
-static uint64_t answers_handed_out[HANDED_OUT], bytes_handed_out[HANDED_OUT];
+static uint64_t answers_handed_out[HANDED_OUT], bytes_handed_out[HANDED_OUT],
+    args_handed_out[HANDED_OUT];
 
 /* The order in which to hand out n pairs of these hashes (not 0), at most
  * cap: those not handed out before first; order[] receives their indices. */
@@ -125,15 +180,25 @@ NO_COV static uint32_t new_first(const uint64_t *hash, uint32_t n, uint64_t *han
   return k;
 }
 
-uint32_t sf_cmp_trace_answer_cmps(uint64_t (*out)[2], uint32_t cap) {
+/* Up to cap of the n pairs, new ones first, into out. */
+NO_COV static uint32_t hand_out_pairs(const uint64_t (*pairs)[2], uint32_t n, uint64_t *handed,
+                                      uint64_t (*out)[2], uint32_t cap) {
   uint64_t hash[MAX_NOTED];
   uint32_t order[MAX_NOTED];
-  for (uint32_t i = 0; i < nanswer_cmps; i++)
-    hash[i] = sf_hash_mix(answer_cmps[i][0], answer_cmps[i][1]) | 1; /* 0: empty */
-  uint32_t n = new_first(hash, nanswer_cmps, answers_handed_out, cap, order);
-  for (uint32_t k = 0; k < n; k++)
-    memcpy(out[k], answer_cmps[order[k]], sizeof *out);
-  return n;
+  for (uint32_t i = 0; i < n; i++)
+    hash[i] = sf_hash_mix(pairs[i][0], pairs[i][1]) | 1; /* 0: empty */
+  uint32_t k = new_first(hash, n, handed, cap, order);
+  for (uint32_t i = 0; i < k; i++)
+    memcpy(out[i], pairs[order[i]], sizeof *out);
+  return k;
+}
+
+uint32_t sf_cmp_trace_answer_cmps(uint64_t (*out)[2], uint32_t cap) {
+  return hand_out_pairs(answer_cmps, nanswer_cmps, answers_handed_out, out, cap);
+}
+
+uint32_t sf_cmp_trace_arg_cmps(uint64_t (*out)[2], uint32_t cap) {
+  return hand_out_pairs(arg_cmps, narg_cmps, args_handed_out, out, cap);
 }
 
 uint32_t sf_cmp_trace_bytes_cmps(sf_bytes_cmp *out, uint32_t cap) {
@@ -282,6 +347,10 @@ static void update_quiet(void) {
       note_answer_cmp(a, b, n);                                                                    \
       note_answer_cmp(b, a, n);                                                                    \
     }                                                                                              \
+    if (noting && nwatched_args) {                                                                 \
+      note_arg_cmp(SITE(), a, b, n);                                                               \
+      note_arg_cmp(SITE(), b, a, n);                                                               \
+    }                                                                                              \
     if (recording) record(SITE(), a, b, n, SF_TRACE_VAR);                                          \
     if (to_engine) __real___sanitizer_cov_trace_cmp##n(a, b);                                      \
   }                                                                                                \
@@ -301,6 +370,7 @@ static void update_quiet(void) {
         watch_left--;                                                                              \
         note_answer_cmp(a, b, n);                                                                  \
       }                                                                                            \
+      if (nwatched_args) note_arg_cmp(SITE(), a, b, n);                                            \
     }                                                                                              \
     if (recording) record(SITE(), a, b, n, SF_TRACE_CONST);                                        \
     if (to_engine) __real___sanitizer_cov_trace_const_cmp##n(a, b);                                \

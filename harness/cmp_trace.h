@@ -49,6 +49,25 @@ void sf_cmp_trace_watch_answer(uint64_t answer);
  * before come first. */
 uint32_t sf_cmp_trace_answer_cmps(uint64_t (*out)[2], uint32_t cap);
 
+/* While noting: the integer arguments of the call about to be made (the
+ * executor's hook, exec.h: sf_exec_on_int_arg), watched for the rest of the
+ * run (the first 16 distinct ones, not 0). A comparison of a value equal to
+ * one of them (in the comparison's width) with another value notes the
+ * pairs {argument, other value} and {argument, other value plus and minus
+ * one} (only the neighbours when the two are equal): an argument that flows
+ * into a comparison as it is (a limit, a count, a size), set to what it was
+ * compared with, takes the comparison's other side (input to state, as
+ * Redqueen and AFL++'s CmpLog do for input bytes, here for arguments; the
+ * neighbours stand for `<`, `<=` and the like). A comparison site notes
+ * one unequal comparison per argument and run (a loop's counter walks up
+ * to a limit) and every equal one. */
+void sf_cmp_trace_watch_arg(uint64_t value);
+/* The pairs noted so, {argument, value} (the value in the argument's
+ * 64-bit representation; distinct pairs), at most cap copied to out; valid
+ * from sf_cmp_trace_end to the next begin. Pairs this process has not
+ * handed out before come first. */
+uint32_t sf_cmp_trace_arg_cmps(uint64_t (*out)[2], uint32_t cap);
+
 /* Byte comparisons: memcmp, strcmp, strncmp, strcasecmp and strncasecmp
  * (wrapped too, harness/wrapped.txt). While noting, each one that came out
  * unequal is noted with both sides (their first SF_CMP_BYTES bytes; a

@@ -304,6 +304,21 @@ void sf_exec_on_mock_answer(sf_exec *x, void (*fn)(uint64_t answer)) {
   x->on_mock_answer = fn;
 }
 
+void sf_exec_on_int_arg(sf_exec *x, void (*fn)(uint64_t value)) {
+  x->on_int_arg = fn;
+}
+
+/* Hand call ci's integer arguments to the on_int_arg hook. */
+static void tell_int_args(sf_exec *x, const sf_seq *s, uint32_t ci) {
+  const sf_func *f = sf_seq_func(s, ci);
+  const sf_arg *a = sf_seq_args(s, ci);
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    const sf_param *p = &f->params[i];
+    if (sf_kind_is_int(p->kind) && sf_param_is_input(p))
+      x->on_int_arg(a[i].bits);
+  }
+}
+
 void sf_exec_set_known(sf_exec *x, const sf_known *known) {
   x->known = known;
 }
@@ -1244,6 +1259,7 @@ sf_run_status sf_exec_run(sf_exec *x, const sf_seq *s, const sf_exec_hooks *hook
     if (hooks && hooks->before_call) hooks->before_call(hooks->ctx, x, s, ci);
     if (x->oracle_hooks) sf_oracle_before_call(x, s, ci);
     if (x->trace_state) trace_state(x, s, ci);
+    if (x->on_int_arg) tell_int_args(x, s, ci);
     if (!make_call(x, s, ci, &o)) {
       r.status = SF_RUN_OOM;
       r.stop_call = ci;

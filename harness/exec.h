@@ -160,6 +160,12 @@ void sf_exec_on_coverage_state(sf_exec *x, void (*fn)(uint64_t joint));
  * (sf_cmp_trace_watch_answer). */
 void sf_exec_on_mock_answer(sf_exec *x, void (*fn)(uint64_t answer));
 
+/* Tell fn each integer argument (widened to 64 bits as the sequence holds
+ * it; not enums, held as the index of their constant) of a call right
+ * before the call is made:
+ * comparison tracing watches them (sf_cmp_trace_watch_arg). */
+void sf_exec_on_int_arg(sf_exec *x, void (*fn)(uint64_t value));
+
 /* Known bugs to set aside (harness/known.h; NULL: none; x does not own
  * it): a run stops with SF_RUN_KNOWN before the call that would complete
  * one. */

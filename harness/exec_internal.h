@@ -85,6 +85,7 @@ struct sf_exec {
   void *(**vt_make)(void *const *fns);
   uint32_t mock_calls; /* calls of any mock, for sf_call_outcome */
   void (*on_mock_answer)(uint64_t answer);
+  void (*on_int_arg)(uint64_t value);
   const struct sf_known *known; /* sf_exec_set_known */
   bool known_finding;           /* this run: a check found a known bug (oracle.c) */
   ffi_cif *cb_cif;              /* per callback type */

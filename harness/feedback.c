@@ -130,8 +130,8 @@ static sf_run_status run_recorded(sf_exec *x, const sf_seq *s, uint64_t input_ha
   fb->version = SF_FB_VERSION;
   fb->input_hash = input_hash;
   fb->nvalues = 0;
-  fb->ncmp = fb->nanswer_cmp = fb->nbytes_cmp =
-      0; /* the caller fills in comparisons, if it traces them */
+  /* The caller fills in comparisons, if it traces them. */
+  fb->ncmp = fb->nanswer_cmp = fb->nbytes_cmp = fb->narg_cmp = 0;
   memset(fb->separators, 0, sizeof fb->separators);
   fb->new_edges = SF_FB_EDGES_UNKNOWN; /* and the edges, if it counts them */
   fb->ncalls = s->ncalls;
@@ -171,6 +171,7 @@ bool sf_feedback_valid(const sf_feedback *fb, uint64_t input_hash) {
          fb->version == SF_FB_VERSION && fb->input_hash == input_hash &&
          fb->nvalues <= SF_FB_MAX_VALUES && fb->ncmp <= SF_FB_MAX_CMP &&
          fb->nanswer_cmp <= SF_FB_MAX_ANSWER_CMP && fb->nbytes_cmp <= SF_FB_MAX_BYTES_CMP &&
+         fb->narg_cmp <= SF_FB_MAX_ARG_CMP &&
          fb->stop_call <= fb->ncalls && fb->ncalls <= SF_SEQ_MAX_CALLS && fb->nobs <= SF_FB_MAX_OBS;
 }
 

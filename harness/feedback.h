@@ -25,11 +25,12 @@
 #include "exec.h"
 
 #define SF_FB_MAGIC          0x42464653u /* "SFFB" */
-#define SF_FB_VERSION        8u
+#define SF_FB_VERSION        9u
 #define SF_FB_MAX_VALUES     256 /* states of later values are not recorded */
 #define SF_FB_MAX_CMP        32  /* compared-against constants kept per run */
 #define SF_FB_MAX_ANSWER_CMP 16  /* (answer, compared with) pairs of mocks, per run */
 #define SF_FB_MAX_BYTES_CMP  8   /* unequal byte comparisons kept per run */
+#define SF_FB_MAX_ARG_CMP    8   /* (argument, compared with) pairs kept per run */
 #define SF_FB_MAX_OBS        384 /* call observations kept per run */
 #define SF_FB_MAX_OBSERVERS  16  /* state observers of a type kept */
 #define SF_OBS_RESULT        255 /* sf_fb_obs.slot of a call's result */
@@ -82,6 +83,11 @@ typedef struct sf_feedback {
    * After state[]: the copy of a plain run's record leaves them out. */
   uint32_t nbytes_cmp;
   sf_bytes_cmp bytes_cmp[SF_FB_MAX_BYTES_CMP];
+  /* Integer arguments and values the target compared them with, {argument,
+   * value} (cmp_trace.h: sf_cmp_trace_watch_arg), for the mutator: the
+   * value takes the argument's place (input to state). */
+  uint32_t narg_cmp;
+  uint64_t arg_cmp[SF_FB_MAX_ARG_CMP][2];
   /* Runs that record calls (stateful testing, mutator/contracts.h): each
    * numeric state observer of each handle argument before and after each
    * call made, in call order (obs[0..nobs)). Under AFL++ the mutator asks

@@ -265,6 +265,7 @@ static void end_noting(sf_feedback *fb) {
   fb->ncmp = sf_cmp_trace_end(fb->cmp, SF_FB_MAX_CMP);
   fb->nanswer_cmp = sf_cmp_trace_answer_cmps(fb->answer_cmp, SF_FB_MAX_ANSWER_CMP);
   fb->nbytes_cmp = sf_cmp_trace_bytes_cmps(fb->bytes_cmp, SF_FB_MAX_BYTES_CMP);
+  fb->narg_cmp = sf_cmp_trace_arg_cmps(fb->arg_cmp, SF_FB_MAX_ARG_CMP);
   sf_cmp_trace_separators(fb->separators);
 }
 
@@ -419,6 +420,7 @@ static void init_once(void) {
   sf_options_from_env(&G.opt);
   sf_exec_generic_checks(G.exec, G.opt.generic != 0);
   sf_exec_on_mock_answer(G.exec, sf_cmp_trace_watch_answer);
+  sf_exec_on_int_arg(G.exec, sf_cmp_trace_watch_arg);
   /* The grammar's coverage states become the engine's features (made
    * visible to the engine in register_state_features). */
   if (sf_embedded_coverage_state && G.opt.coverage_state)
@@ -510,23 +512,25 @@ static void print_stats(FILE *out) {
   sf_mutator_stats s;
   sf_mutator_get_stats(G.mut, &s);
   double cand = s.candidates ? (double)s.candidates : 1;
-  fprintf(out,
-          "seqfuzz: execs %llu (illegal %.1f%%, foreign %.1f%%) | mutations %llu: pruned illegal "
-          "%.1f%%, equivalent %.1f%% | pool %llu, states %llu, probes %llu (checked %llu, smaller "
-          "copies not probed %llu), outputs checked %llu, "
-          "answer trials %llu, byte trials %llu, option trials %llu, edges %u | mean length %.1f "
-          "(cap %u) | inputs "
-          "decoded %llu of %llu\n",
-          (unsigned long long)G.execs, 100.0 * (double)G.illegal / (double)(G.execs ? G.execs : 1),
-          100.0 * (double)G.foreign / (double)(G.execs ? G.execs : 1),
-          (unsigned long long)s.mutations, 100.0 * (double)s.pruned_illegal / cand,
-          100.0 * (double)s.pruned_equiv / cand, (unsigned long long)s.pool_size,
-          (unsigned long long)s.states_seen, (unsigned long long)s.probes,
-          (unsigned long long)G.checked, (unsigned long long)s.copies_unprobed,
-          (unsigned long long)G.outputs_checked, (unsigned long long)s.answer_trials,
-          (unsigned long long)s.bytes_trials, (unsigned long long)s.option_trials, sf_edges_seen(),
-          s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0, s.length_cap,
-          (unsigned long long)(s.loads - s.loads_cached), (unsigned long long)s.loads);
+  fprintf(
+      out,
+      "seqfuzz: execs %llu (illegal %.1f%%, foreign %.1f%%) | mutations %llu: pruned illegal "
+      "%.1f%%, equivalent %.1f%% | pool %llu, states %llu, probes %llu (checked %llu, smaller "
+      "copies not probed %llu), outputs checked %llu, "
+      "answer trials %llu, byte trials %llu, argument trials %llu, option trials %llu, edges %u | "
+      "mean length %.1f "
+      "(cap %u) | inputs "
+      "decoded %llu of %llu\n",
+      (unsigned long long)G.execs, 100.0 * (double)G.illegal / (double)(G.execs ? G.execs : 1),
+      100.0 * (double)G.foreign / (double)(G.execs ? G.execs : 1), (unsigned long long)s.mutations,
+      100.0 * (double)s.pruned_illegal / cand, 100.0 * (double)s.pruned_equiv / cand,
+      (unsigned long long)s.pool_size, (unsigned long long)s.states_seen,
+      (unsigned long long)s.probes, (unsigned long long)G.checked,
+      (unsigned long long)s.copies_unprobed, (unsigned long long)G.outputs_checked,
+      (unsigned long long)s.answer_trials, (unsigned long long)s.bytes_trials,
+      (unsigned long long)s.arg_trials, (unsigned long long)s.option_trials, sf_edges_seen(),
+      s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0, s.length_cap,
+      (unsigned long long)(s.loads - s.loads_cached), (unsigned long long)s.loads);
   /* Which mutations made corpus entries that reached new code (the
    * schedule favours them). */
   static const char *const names[SF_MUT_COUNT] = {

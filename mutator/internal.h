@@ -16,6 +16,7 @@
 #define SF_TRIALS          64          /* the trials ring (queued trials of new entries) */
 #define OPTION_TRIAL       UINT32_MAX  /* a trial's pair: under other options */
 #define BYTES_TRIAL        0x80000000u /* a trial's pair: | k, byte comparison k */
+#define ARG_TRIAL          0x40000000u /* a trial's pair: | k, argument pair k */
 #define OPTION_TRIALS      4           /* per new entry that reached new code */
 #define SMALLER_OUTPUTS    65536       /* recent outputs smaller than their input, by hash */
 
@@ -50,6 +51,9 @@ struct sf_mutator {
   /* cur's unequal byte comparisons (pool.h). */
   sf_bytes_cmp cur_bytes_cmp[SF_FB_MAX_BYTES_CMP];
   uint32_t ncur_bytes_cmp;
+  /* cur's integer arguments and what they were compared with (pool.h). */
+  uint64_t cur_arg_cmp[SF_FB_MAX_ARG_CMP][2];
+  uint32_t ncur_arg_cmp;
   /* Trials of pool entries as soon as they arrive, a ring: each answer
    * pair and each byte comparison once (Redqueen's stage on a new input),
    * and a new entry under other options (pair OPTION_TRIAL). */
@@ -172,6 +176,11 @@ int sf_mut_replace_answer(sf_mutator *m, sf_seq *s, sf_arg *a, const uint64_t pa
  * replaced there by the other side. 1 when done, 0 when neither side
  * occurs, -1 on OOM. */
 int sf_mut_replace_bytes(sf_mutator *m, sf_seq *s, const sf_bytes_cmp *c);
+/* Input to state for integer arguments: pair is an argument's value and a
+ * value the target compared it with (feedback.h: arg_cmp). One integer
+ * argument of s holding pair[0], chosen at random, takes pair[1]. 1 when
+ * done, 0 when none holds it or pair[1] is out of its range. */
+int sf_mut_replace_int(sf_mutator *m, sf_seq *s, const uint64_t pair[2]);
 
 /* mutate.c: repair, bound and encode s into out (its size; 0: none fits);
  * emit it unless emitted before (false: ask for another); count it. */

@@ -177,6 +177,16 @@ static void queue_bytes_trials(sf_mutator *m, const sf_pool_entry *e) {
   }
 }
 
+/* Queue a try of each of e's argument pairs: unlike a mock's answer or a
+ * keyword, the same pair (a limit compared with a count) may pay in one
+ * entry and not in another, where the argument that holds the value plays
+ * another part. The run hands out at most SF_FB_MAX_ARG_CMP, new ones
+ * first. */
+static void queue_arg_trials(sf_mutator *m, const sf_pool_entry *e) {
+  for (uint32_t k = 0; e && !m->opt.no_compares && k < e->narg_cmp; k++)
+    queue_trial(m, e->hash, ARG_TRIAL | k);
+}
+
 /* Queue OPTION_TRIALS tries of e under other options, if it reached new
  * code and the API has flags. A library's own harness tries each input
  * under several options (pcre2's: a pattern compiled under options drawn
@@ -230,6 +240,7 @@ static const sf_pool_entry *know_input(sf_mutator *m, const uint8_t *d, size_t n
     sf_mut_stateful_learn(m, h, d, n, &m->scratch);
     queue_answer_trials(m, e);
     queue_bytes_trials(m, e);
+    queue_arg_trials(m, e);
     queue_option_trials(m, e, new_code);
   }
   *legal = e ? e->legal_calls : SF_LEGAL_UNKNOWN;
@@ -258,6 +269,7 @@ void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const
     sf_mut_absorb_cmp(m, fb);
     if (is_new) queue_answer_trials(m, e);
     if (is_new) queue_bytes_trials(m, e);
+    if (is_new) queue_arg_trials(m, e);
     if (is_new) queue_option_trials(m, e, new_code);
   }
 }
@@ -590,6 +602,16 @@ static int mut_arg(sf_mutator *m, bool document_only) {
       }
     }
   }
+  /* As often, an integer argument compared with another value gets it. */
+  if (!document_only && m->ncur_arg_cmp && !m->opt.no_compares && sf_rng_chance(&m->rng, 1, 4)) {
+    uint32_t n = m->ncur_arg_cmp, first = (uint32_t)sf_rng_below(&m->rng, n);
+    for (uint32_t k = 0; k < n; k++)
+      if (sf_mut_replace_int(m, s, m->cur_arg_cmp[(first + k) % n])) {
+        m->last_op = "change-arg";
+        m->stats.arg_trials++;
+        return 0;
+      }
+  }
   uint32_t doc_call, doc_param;
   bool doc = document_only && pick_document(m, s, &doc_call, &doc_param);
   for (int tries = 0; tries < 8; tries++) {
@@ -754,7 +776,7 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
   } else if (sf_mut_interpret(m, &m->cur, d, n, h)) {
     sf_seq_clear(&m->cur);
   }
-  m->ncur_reus = m->ncur_answer_cmp = m->ncur_bytes_cmp = 0;
+  m->ncur_reus = m->ncur_answer_cmp = m->ncur_bytes_cmp = m->ncur_arg_cmp = 0;
   /* An input met longer than the cap (a seed, a fork-mode job's share of
    * the corpus) raises it, as libFuzzer starts at its longest input. */
   if (m->cur.ncalls > m->len_cap)
@@ -770,6 +792,8 @@ static void load_input(sf_mutator *m, const uint8_t *d, size_t n) {
   memcpy(m->cur_answer_cmp, e->answer_cmp, e->nanswer_cmp * sizeof *e->answer_cmp);
   m->ncur_bytes_cmp = e->nbytes_cmp;
   if (e->nbytes_cmp) memcpy(m->cur_bytes_cmp, e->bytes_cmp, e->nbytes_cmp * sizeof *e->bytes_cmp);
+  m->ncur_arg_cmp = e->narg_cmp;
+  memcpy(m->cur_arg_cmp, e->arg_cmp, e->narg_cmp * sizeof *e->arg_cmp);
   /* An unobserved smaller copy: its values reached their states in the
    * entry it replaced first, as its probe would have found. */
   uint32_t nreus = e->unobserved ? m->cur.nvals : e->nvals;
@@ -962,6 +986,13 @@ static size_t next_trial(sf_mutator *m, uint8_t *out, size_t max_size) {
       if (copy_cur(m)) continue;
       if (sf_mut_replace_bytes(m, &m->next, &c) != 1) continue;
       m->last_op = "bytes-trial";
+    } else if (k & ARG_TRIAL) {
+      if ((k & ~ARG_TRIAL) >= e->narg_cmp) continue;
+      uint64_t pair[2] = {e->arg_cmp[k & ~ARG_TRIAL][0], e->arg_cmp[k & ~ARG_TRIAL][1]};
+      load_input(m, e->data, e->size);
+      if (copy_cur(m)) continue;
+      if (!sf_mut_replace_int(m, &m->next, pair)) continue;
+      m->last_op = "arg-trial";
     } else {
       if (k >= e->nanswer_cmp) continue;
       uint64_t pair[2] = {e->answer_cmp[k][0], e->answer_cmp[k][1]};
@@ -980,6 +1011,8 @@ static size_t next_trial(sf_mutator *m, uint8_t *out, size_t max_size) {
       m->stats.option_trials++;
     else if (k & BYTES_TRIAL)
       m->stats.bytes_trials++;
+    else if (k & ARG_TRIAL)
+      m->stats.arg_trials++;
     else
       m->stats.answer_trials++;
     return n;

@@ -112,6 +112,7 @@ typedef struct sf_mutator_stats {
   uint64_t copies_unprobed;
   uint64_t answer_trials; /* outputs where a mock's answer became what it was compared with */
   uint64_t bytes_trials;  /* outputs where bytes compared became what they were compared with */
+  uint64_t arg_trials;    /* outputs where an integer argument became what it was compared with */
   uint64_t option_trials; /* outputs of a new entry with some of its flags turned */
   uint64_t pool_size, states_seen;
   uint64_t contract_outputs;    /* outputs made by the stateful testing stage */

@@ -125,7 +125,7 @@ static sf_pool_entry *add(sf_pool *p, const uint8_t *data, size_t size, const sf
     e->fails_last = false;
     e->refused = 0;
     e->unobserved = false;
-    e->nanswer_cmp = e->nbytes_cmp = 0;
+    e->nanswer_cmp = e->nbytes_cmp = e->narg_cmp = 0;
     if (!indexed) index_insert(p, 0, (size_t)(e - p->entries));
     return NULL;
   }
@@ -139,6 +139,8 @@ static sf_pool_entry *add(sf_pool *p, const uint8_t *data, size_t size, const sf
   e->refused = fb ? fb->refused : 0;
   e->nanswer_cmp = fb ? fb->nanswer_cmp : 0;
   if (e->nanswer_cmp) memcpy(e->answer_cmp, fb->answer_cmp, e->nanswer_cmp * sizeof *e->answer_cmp);
+  e->narg_cmp = fb ? fb->narg_cmp : 0;
+  if (e->narg_cmp) memcpy(e->arg_cmp, fb->arg_cmp, e->narg_cmp * sizeof *e->arg_cmp);
   /* Most runs compare no bytes: the storage is the entry's only when some
    * came out unequal, and kept with it, full size, when it is replaced. */
   e->nbytes_cmp = 0;

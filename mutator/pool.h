@@ -32,6 +32,10 @@ typedef struct sf_pool_entry {
    * input-to-state replacement in its string and buffer arguments. */
   uint32_t nbytes_cmp;
   sf_bytes_cmp *bytes_cmp;
+  /* Its integer arguments and what the target compared them with
+   * (feedback.h: arg_cmp), for input-to-state replacement. */
+  uint32_t narg_cmp;
+  uint64_t arg_cmp[SF_FB_MAX_ARG_CMP][2];
   size_t data_cap; /* storage kept when the entry is replaced */
   uint32_t reus_cap;
 } sf_pool_entry;

@@ -628,6 +628,28 @@ int sf_mut_replace_bytes(sf_mutator *m, sf_seq *s, const sf_bytes_cmp *c) {
   return 0;
 }
 
+int sf_mut_replace_int(sf_mutator *m, sf_seq *s, const uint64_t pair[2]) {
+  uint32_t hits = 0;
+  sf_arg *pick = NULL;
+  const sf_param *pick_param = NULL;
+  for (uint32_t ci = 0; ci < s->ncalls; ci++) {
+    const sf_func *f = sf_seq_func(s, ci);
+    for (uint32_t i = 0; i < f->nparams; i++) {
+      const sf_param *p = &f->params[i];
+      sf_arg *a = &sf_seq_args(s, ci)[i];
+      if (!sf_param_is_input(p) || !sf_kind_is_int(p->kind) || a->bits != pair[0] ||
+          sf_rng_below(&m->rng, ++hits) != 0)
+        continue;
+      pick = a;
+      pick_param = p;
+    }
+  }
+  /* A value out of the range would wrap into it: a value of no meaning. */
+  if (!pick || sf_arg_prim_repair(m->api, pick_param, pair[1]) != pair[1]) return 0;
+  pick->bits = pair[1];
+  return 1;
+}
+
 /* Fill a bytes argument (string, buffer, array) of p. */
 int sf_mut_gen_bytes(sf_mutator *m, sf_seq *s, const sf_func *f, const sf_param *p,
                      const sf_arg *args, sf_arg *a) {

@@ -14,6 +14,10 @@
 # by the grammar. The harness notes what bytes the library compared with
 # what, and the mutator puts the other side in place of the side it finds
 # in an argument; without that (SEQFUZZ_COMPARES=0) nothing finds them.
+# Then integer arguments: magiclib's dial opens for a combination the lock
+# makes at run time (no constant names it, and the comparison is of two
+# variables); the harness notes what an argument was compared with and the
+# mutator puts that in its place.
 set -euo pipefail
 build=$1
 work=$(mktemp -d)
@@ -70,4 +74,17 @@ for kind in say badge; do
   fi
   echo "$kind without compared bytes: not found in $RUNS runs"
 done
+
+# Integer arguments compared, input to state: the dial's combination.
+export FUZZER=$build/tests/magiclib_dial_fuzzer RUNS=30000
+if SEED=1 run args; then
+  grep -q "heap-buffer-overflow" "$work/args.log" || { echo "FAIL: a different crash (dial)"; exit 1; }
+  echo "dial with compared arguments: found ($(grep -o 'stat::number_of_executed_units: [0-9]*' "$work/args.log" || echo "crash"))"
+else
+  echo "FAIL: dial not found with compared arguments"; tail -5 "$work/args.log"; exit 1
+fi
+if SEED=1 run noargs SEQFUZZ_COMPARES=0; then
+  echo "FAIL: dial found without compared arguments: the test does not show what it means to"; exit 1
+fi
+echo "dial without compared arguments: not found in $RUNS runs"
 echo PASS

@@ -14,6 +14,10 @@ int lock_say(lock *l, const char *word);
 /* 1 if the len bytes of badge carry the badge mark from their third byte
  * on (the lock opens and stays open), else 0. */
 int lock_badge(lock *l, const unsigned char *badge, unsigned long len);
+/* A new combination for the dial, made from seed (a new lock has its own). */
+void lock_set(lock *l, unsigned seed);
+/* 1 if n is the dial's combination (the lock opens and stays open), else 0. */
+int lock_dial(lock *l, unsigned n);
 /* Slot idx (0..7) of an open lock, or -1 when closed. */
 int lock_read(lock *l, unsigned idx);
 

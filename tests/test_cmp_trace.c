@@ -39,6 +39,8 @@ void __real___sanitizer_cov_trace_switch(uint64_t val, uint64_t *cases) {
 }
 void __wrap___sanitizer_cov_trace_const_cmp4(uint32_t a, uint32_t b);
 void __wrap___sanitizer_cov_trace_const_cmp1(uint8_t a, uint8_t b);
+void __wrap___sanitizer_cov_trace_cmp4(uint32_t a, uint32_t b);
+void __wrap___sanitizer_cov_trace_cmp8(uint64_t a, uint64_t b);
 /* This file is not linked with --wrap: its calls reach libc's directly. */
 int __real_memcmp(const void *a, const void *b, size_t n);
 int __real_memcmp(const void *a, const void *b, size_t n) {
@@ -259,11 +261,58 @@ static void test_bytes_compared(void **state) {
   assert_true(has_bytes_pair(c, 1, "carol", "alice"));
 }
 
+/* Integer arguments watched while noting: one compared with another value
+ * notes that value and its neighbours, one equal to what it was compared
+ * with only the neighbours; a comparison site in a loop notes one unequal
+ * comparison per argument and run; a negative argument gets values in its
+ * own 64-bit representation; 0 and values watched outside a probe are
+ * not watched. */
+static void test_args_compared(void **state) {
+  (void)state;
+  uint64_t pairs[64][2], consts[8];
+  sf_cmp_trace_watch_arg(5); /* not noting */
+  sf_cmp_trace_begin();
+  __wrap___sanitizer_cov_trace_cmp4(9, 5); /* nothing watched yet */
+  sf_cmp_trace_watch_arg(5);
+  sf_cmp_trace_watch_arg(0);
+  sf_cmp_trace_watch_arg((uint64_t)-3);
+  __wrap___sanitizer_cov_trace_cmp4(9, 5); /* 9, 10, 8 */
+  __wrap___sanitizer_cov_trace_cmp4(5, 5); /* 6, 4 */
+  /* A loop (one site: not unrolled): 100, 101, 99, the first comparison only. */
+#pragma clang loop unroll(disable)
+  for (uint32_t i = 0; i < 4; i++)
+    __wrap___sanitizer_cov_trace_cmp4(5, 100 + i);
+  __wrap___sanitizer_cov_trace_const_cmp4(0xfffffff0u, (uint32_t)-3); /* -16, -15, -17 */
+  __wrap___sanitizer_cov_trace_cmp8(0, 1000);                         /* no argument */
+  sf_cmp_trace_end(consts, 8);
+  uint32_t n = sf_cmp_trace_arg_cmps(pairs, 64);
+  assert_int_equal(n, 11);
+  const uint64_t want[][2] = {{5, 9},
+                              {5, 10},
+                              {5, 8},
+                              {5, 6},
+                              {5, 4},
+                              {5, 100},
+                              {5, 101},
+                              {5, 99},
+                              {(uint64_t)-3, (uint64_t)-16},
+                              {(uint64_t)-3, (uint64_t)-15},
+                              {(uint64_t)-3, (uint64_t)-17}};
+  for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+    assert_true(has_pair(pairs, n, want[k][0], want[k][1]));
+  /* A new run watches anew: 0 arguments, no pairs. */
+  sf_cmp_trace_begin();
+  __wrap___sanitizer_cov_trace_cmp4(9, 5);
+  sf_cmp_trace_end(consts, 8);
+  assert_int_equal(sf_cmp_trace_arg_cmps(pairs, 64), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_neighbours),      cmocka_unit_test(test_bytes_compared),
       cmocka_unit_test(test_new_pairs_first), cmocka_unit_test(test_separators),
       cmocka_unit_test(test_forwarding),      cmocka_unit_test(test_sites_are_the_callers),
+      cmocka_unit_test(test_args_compared),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

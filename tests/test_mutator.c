@@ -1510,6 +1510,56 @@ static void test_bytes_trial(void **state) {
   sf_api_free(api);
 }
 
+/* Integer arguments compared with other values: each pair of a new entry
+ * is tried once, on one argument holding its first value (either of two
+ * that hold it); a pair whose value no argument holds, or whose new value
+ * is out of the argument's range, makes no trial. */
+static void test_arg_trial(void **state) {
+  (void)state;
+  sf_api *api = parse_api_text("api t;\nhandle box_t;\n"
+                               "func box_t *box_new(void);\n"
+                               "func void box_free(box_t *b) destructor;\n"
+                               "func int box_limit(box_t *b, int n in [0, 40]);\n");
+  sf_seq s;
+  sf_buf in = {0};
+  seq_encoded(api, &s, "h1 = box_new();\nbox_limit(h1, 4);\nbox_limit(h1, 4);\n", &in);
+  sf_feedback fb;
+  fake_feedback(&fb, &in, 3, 3, 0, NULL);
+  fb.narg_cmp = 4;
+  fb.arg_cmp[0][0] = 4, fb.arg_cmp[0][1] = 5;   /* a trial */
+  fb.arg_cmp[1][0] = 7, fb.arg_cmp[1][1] = 8;   /* no argument holds 7 */
+  fb.arg_cmp[2][0] = 4, fb.arg_cmp[2][1] = 400; /* out of range */
+  fb.arg_cmp[3][0] = 4, fb.arg_cmp[3][1] = 40;  /* a trial */
+  sf_mutator *m = sf_mutator_new(api, NULL);
+  uint8_t out[4096];
+  bool first = false, second = false, top = false;
+  for (uint64_t run = 0; run < 16 && !(first && second && top); run++) {
+    sf_mutator_free(m);
+    m = sf_mutator_new(api, NULL);
+    sf_mutator_add_input(m, in.data, in.len, &fb);
+    for (uint64_t k = 0; k < 2; k++) {
+      size_t n = sf_mutator_mutate(m, in.data, in.len, out, sizeof out, run * 2 + k + 1);
+      assert_string_equal(sf_mutator_last_op(m), "arg-trial");
+      assert_int_equal(sf_seq_decode(&s, api, out, n), SF_DECODE_OK);
+      assert_int_equal(s.ncalls, 3);
+      uint64_t a = sf_seq_args(&s, 1)[1].bits, b = sf_seq_args(&s, 2)[1].bits;
+      uint64_t want = k == 0 ? 5 : 40;
+      assert_true((a == want && b == 4) || (a == 4 && b == want));
+      first |= a == want, second |= b == want, top |= want == 40;
+    }
+    sf_mutator_mutate(m, in.data, in.len, out, sizeof out, 99);
+    assert_string_not_equal(sf_mutator_last_op(m), "arg-trial");
+  }
+  assert_true(first && second && top);
+  sf_mutator_stats st;
+  sf_mutator_get_stats(m, &st);
+  assert_true(st.arg_trials >= 2);
+  sf_mutator_free(m);
+  sf_seq_free(&s);
+  sf_buf_free(&in);
+  sf_api_free(api);
+}
+
 /* Calls of a costly function that finds nothing are inserted less often and
  * removed first, once the mutator knows their cost; a costly one that finds
  * keeps its share; until then every function is as likely. */
@@ -1862,6 +1912,7 @@ int main(void) {
       cmocka_unit_test(test_ownership_respected),
       cmocka_unit_test(test_answer_trial),
       cmocka_unit_test(test_bytes_trial),
+      cmocka_unit_test(test_arg_trial),
       cmocka_unit_test(test_costly_calls),
       cmocka_unit_test(test_insertions_by_finds),
       cmocka_unit_test(test_flags_turned),
