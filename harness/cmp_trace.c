@@ -64,6 +64,7 @@ static uint32_t watch_left, nanswer_cmps;
  * argument, but every equal one: the boundary an inequality turns on. */
 #define MAX_WATCHED_ARGS 16
 static uint64_t watched_args[MAX_WATCHED_ARGS], arg_cmps[MAX_NOTED][2];
+static bool arg_cmp_const[MAX_NOTED]; /* the pair came from a comparison with a constant */
 static uint32_t nwatched_args, narg_cmps;
 /* (site, argument) that noted an unequal pair this run, direct-mapped. */
 static uint64_t arg_sites[256];
@@ -119,10 +120,14 @@ void sf_cmp_trace_watch_arg(uint64_t value) {
   watched_args[nwatched_args++] = value;
 }
 
-NO_COV static void note_arg_pair(uint64_t arg, uint64_t value) {
+NO_COV static void note_arg_pair(uint64_t arg, uint64_t value, bool constant) {
   for (uint32_t k = 0; k < narg_cmps; k++)
-    if (arg_cmps[k][0] == arg && arg_cmps[k][1] == value) return;
+    if (arg_cmps[k][0] == arg && arg_cmps[k][1] == value) {
+      arg_cmp_const[k] &= constant;
+      return;
+    }
   if (narg_cmps == MAX_NOTED) return;
+  arg_cmp_const[narg_cmps] = constant;
   arg_cmps[narg_cmps][0] = arg;
   arg_cmps[narg_cmps++][1] = value;
 }
@@ -132,7 +137,8 @@ NO_COV static void note_arg_pair(uint64_t arg, uint64_t value) {
  * `v <= c` at c + 1), or only the neighbours when v equals c. A value goes
  * into the argument's representation: sign-extended from the comparison's
  * width when the argument is negative there. */
-NO_COV static void note_arg_cmp(uint64_t site, uint64_t c, uint64_t v, unsigned width) {
+NO_COV static void note_arg_cmp(uint64_t site, uint64_t c, uint64_t v, unsigned width,
+                                bool constant) {
   uint64_t mask = width == 8 ? UINT64_MAX : (1ull << (8 * width)) - 1;
   bool equal = ((c ^ v) & mask) == 0;
   for (uint32_t k = 0; k < nwatched_args; k++) {
@@ -148,7 +154,7 @@ NO_COV static void note_arg_cmp(uint64_t site, uint64_t c, uint64_t v, unsigned 
     for (int d = equal ? 1 : 0; d <= 2; d++) {
       uint64_t t = (c + (d == 1 ? 1 : d == 2 ? UINT64_MAX : 0)) & mask;
       if (negative && (t >> (8 * width - 1) & 1)) t |= ~mask;
-      if (t != arg) note_arg_pair(arg, t);
+      if (t != arg) note_arg_pair(arg, t, constant);
     }
   }
 }
@@ -198,7 +204,12 @@ uint32_t sf_cmp_trace_answer_cmps(uint64_t (*out)[2], uint32_t cap) {
 }
 
 uint32_t sf_cmp_trace_arg_cmps(uint64_t (*out)[2], uint32_t cap) {
-  return hand_out_pairs(arg_cmps, narg_cmps, args_handed_out, out, cap);
+  uint64_t var[MAX_NOTED][2], con[MAX_NOTED][2];
+  uint32_t nvar = 0, ncon = 0;
+  for (uint32_t i = 0; i < narg_cmps; i++)
+    memcpy(arg_cmp_const[i] ? con[ncon++] : var[nvar++], arg_cmps[i], sizeof *arg_cmps);
+  uint32_t n = hand_out_pairs(var, nvar, args_handed_out, out, cap);
+  return n + hand_out_pairs(con, ncon, args_handed_out, out + n, cap - n);
 }
 
 uint32_t sf_cmp_trace_bytes_cmps(sf_bytes_cmp *out, uint32_t cap) {
@@ -348,8 +359,8 @@ static void update_quiet(void) {
       note_answer_cmp(b, a, n);                                                                    \
     }                                                                                              \
     if (noting && nwatched_args) {                                                                 \
-      note_arg_cmp(SITE(), a, b, n);                                                               \
-      note_arg_cmp(SITE(), b, a, n);                                                               \
+      note_arg_cmp(SITE(), a, b, n, false);                                                        \
+      note_arg_cmp(SITE(), b, a, n, false);                                                        \
     }                                                                                              \
     if (recording) record(SITE(), a, b, n, SF_TRACE_VAR);                                          \
     if (to_engine) __real___sanitizer_cov_trace_cmp##n(a, b);                                      \
@@ -370,7 +381,7 @@ static void update_quiet(void) {
         watch_left--;                                                                              \
         note_answer_cmp(a, b, n);                                                                  \
       }                                                                                            \
-      if (nwatched_args) note_arg_cmp(SITE(), a, b, n);                                            \
+      if (nwatched_args) note_arg_cmp(SITE(), a, b, n, true);                                      \
     }                                                                                              \
     if (recording) record(SITE(), a, b, n, SF_TRACE_CONST);                                        \
     if (to_engine) __real___sanitizer_cov_trace_const_cmp##n(a, b);                                \

@@ -64,8 +64,10 @@ uint32_t sf_cmp_trace_answer_cmps(uint64_t (*out)[2], uint32_t cap);
 void sf_cmp_trace_watch_arg(uint64_t value);
 /* The pairs noted so, {argument, value} (the value in the argument's
  * 64-bit representation; distinct pairs), at most cap copied to out; valid
- * from sf_cmp_trace_end to the next begin. Pairs this process has not
- * handed out before come first. */
+ * from sf_cmp_trace_end to the next begin. Those from comparisons of two
+ * variables come first (a value nothing else finds, where a range check's
+ * bound is a constant, which the mutator tries anyway), and among each,
+ * the pairs this process has not handed out before. */
 uint32_t sf_cmp_trace_arg_cmps(uint64_t (*out)[2], uint32_t cap);
 
 /* Byte comparisons: memcmp, strcmp, strncmp, strcasecmp and strncasecmp

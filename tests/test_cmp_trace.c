@@ -266,7 +266,7 @@ static void test_bytes_compared(void **state) {
  * with only the neighbours; a comparison site in a loop notes one unequal
  * comparison per argument and run; a negative argument gets values in its
  * own 64-bit representation; 0 and values watched outside a probe are
- * not watched. */
+ * not watched; comparisons of two variables come first. */
 static void test_args_compared(void **state) {
   (void)state;
   uint64_t pairs[64][2], consts[8];
@@ -300,6 +300,15 @@ static void test_args_compared(void **state) {
                               {(uint64_t)-3, (uint64_t)-17}};
   for (size_t k = 0; k < sizeof want / sizeof *want; k++)
     assert_true(has_pair(pairs, n, want[k][0], want[k][1]));
+  /* With little room, the pairs of two variables come before a constant's. */
+  sf_cmp_trace_begin();
+  sf_cmp_trace_watch_arg(7);
+  __wrap___sanitizer_cov_trace_const_cmp4(1000, 7); /* 1000, 1001, 999 */
+  __wrap___sanitizer_cov_trace_cmp4(7, 2000);       /* 2000, 2001, 1999 */
+  sf_cmp_trace_end(consts, 8);
+  assert_int_equal(sf_cmp_trace_arg_cmps(pairs, 3), 3);
+  assert_true(has_pair(pairs, 3, 7, 2000) && has_pair(pairs, 3, 7, 2001) &&
+              has_pair(pairs, 3, 7, 1999));
   /* A new run watches anew: 0 arguments, no pairs. */
   sf_cmp_trace_begin();
   __wrap___sanitizer_cov_trace_cmp4(9, 5);
