@@ -125,8 +125,11 @@ static size_t solver_stage(afl_seqfuzz *st, uint8_t *out, size_t max_size) {
   int rc =
       sf_solver_client_stage(&st->solver, &st->budget, &st->solved, max_size, &st->solver_stats);
   sf_solver_hints h; /* what the tracing build saw compared: this build traces nothing */
-  if (sf_solver_client_take_hints(st->solver, &h))
+  if (sf_solver_client_take_hints(st->solver, &h)) {
     sf_mutator_learn_compared(st->mut, h.consts, h.nconsts, h.separators);
+    for (uint32_t k = 0; k < h.nargs; k++)
+      sf_mutator_learn_arg_cmp(st->mut, h.args[k].input, h.args[k].pair);
+  }
   if (rc != 1) return 0;
   memcpy(out, st->solved.data, st->solved.len);
   return st->solved.len;
@@ -138,11 +141,12 @@ static void write_stats(afl_seqfuzz *st) {
   double cand = s.candidates ? (double)s.candidates : 1;
   snprintf(st->introspection, sizeof st->introspection,
            "seqfuzz: mutations %llu | pruned illegal %.1f%% equivalent %.1f%% | pool %llu states "
-           "%llu | mean length %.1f",
+           "%llu | mean length %.1f | byte trials %llu, argument trials %llu",
            (unsigned long long)s.mutations, 100.0 * (double)s.pruned_illegal / cand,
            100.0 * (double)s.pruned_equiv / cand, (unsigned long long)s.pool_size,
            (unsigned long long)s.states_seen,
-           s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0);
+           s.mutations ? (double)s.calls_emitted / (double)s.mutations : 0.0,
+           (unsigned long long)s.bytes_trials, (unsigned long long)s.arg_trials);
   sf_contracts *ct = sf_mutator_contracts(st->mut);
   if (ct) {
     sf_contracts_stats c;

@@ -314,8 +314,7 @@ static void tell_int_args(sf_exec *x, const sf_seq *s, uint32_t ci) {
   const sf_arg *a = sf_seq_args(s, ci);
   for (uint32_t i = 0; i < f->nparams; i++) {
     const sf_param *p = &f->params[i];
-    if (sf_kind_is_int(p->kind) && sf_param_is_input(p))
-      x->on_int_arg(a[i].bits);
+    if (sf_kind_is_int(p->kind) && sf_param_is_input(p)) x->on_int_arg(a[i].bits);
   }
 }
 

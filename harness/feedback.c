@@ -171,8 +171,8 @@ bool sf_feedback_valid(const sf_feedback *fb, uint64_t input_hash) {
          fb->version == SF_FB_VERSION && fb->input_hash == input_hash &&
          fb->nvalues <= SF_FB_MAX_VALUES && fb->ncmp <= SF_FB_MAX_CMP &&
          fb->nanswer_cmp <= SF_FB_MAX_ANSWER_CMP && fb->nbytes_cmp <= SF_FB_MAX_BYTES_CMP &&
-         fb->narg_cmp <= SF_FB_MAX_ARG_CMP &&
-         fb->stop_call <= fb->ncalls && fb->ncalls <= SF_SEQ_MAX_CALLS && fb->nobs <= SF_FB_MAX_OBS;
+         fb->narg_cmp <= SF_FB_MAX_ARG_CMP && fb->stop_call <= fb->ncalls &&
+         fb->ncalls <= SF_SEQ_MAX_CALLS && fb->nobs <= SF_FB_MAX_OBS;
 }
 
 struct sf_channel {

@@ -648,6 +648,12 @@ static void serve_observe(void *ctx, const uint8_t *data, size_t size, sf_solver
   uint32_t nconsts = sf_cmp_trace_end(consts, SF_FB_MAX_CMP);
   sf_cmp_trace_separators(seps);
   sf_solver_hints_add(hints, consts, nconsts, seps);
+  uint64_t pairs[SF_FB_MAX_ARG_CMP][2];
+  sf_arg_hint args[SF_FB_MAX_ARG_CMP];
+  uint32_t nargs = sf_cmp_trace_arg_cmps(pairs, SF_FB_MAX_ARG_CMP);
+  for (uint32_t k = 0; k < nargs; k++)
+    args[k] = (sf_arg_hint){sf_feedback_input_hash(data, size), {pairs[k][0], pairs[k][1]}};
+  sf_solver_hints_add_args(hints, args, nargs);
   sf_solver_observe(G.solver, &G.probe_seq, rec, n);
   sf_solver_note_input(G.solver, sf_feedback_input_hash(data, size));
 }

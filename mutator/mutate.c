@@ -256,6 +256,11 @@ void sf_mutator_meet(sf_mutator *m, const uint8_t *data, size_t size) {
   know_input(m, data, size, sf_feedback_input_hash(data, size), &legal, &fails_last, &refused);
 }
 
+void sf_mutator_learn_arg_cmp(sf_mutator *m, uint64_t input, const uint64_t pair[2]) {
+  int k = m->opt.no_compares ? -1 : sf_pool_add_arg_cmp(m->pool, input, pair);
+  if (k >= 0) queue_trial(m, input, ARG_TRIAL | (uint32_t)k);
+}
+
 void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const sf_feedback *fb) {
   uint64_t h = sf_feedback_input_hash(data, size);
   bool is_new = !sf_pool_find(m->pool, h);

@@ -191,6 +191,12 @@ void sf_mutator_meet(sf_mutator *m, const uint8_t *data, size_t size);
  * solver server, under AFL++ (solver/remote.h, sf_solver_hints). */
 void sf_mutator_learn_compared(sf_mutator *m, const uint64_t *vals, uint32_t n,
                                const uint64_t separators[4]);
+/* What an integer argument of pool entry `input` (its
+ * sf_feedback_input_hash) was compared with, {argument, value}, learnt
+ * elsewhere than from its run record (the solver server, under AFL++): kept
+ * with the entry (up to SF_FB_MAX_ARG_CMP) and tried as a new entry's
+ * pairs are. Nothing if the entry is not in the pool. */
+void sf_mutator_learn_arg_cmp(sf_mutator *m, uint64_t input, const uint64_t pair[2]);
 /* A new corpus entry with the record of its run (fb may be NULL: unknown). */
 void sf_mutator_add_input(sf_mutator *m, const uint8_t *data, size_t size, const sf_feedback *fb);
 void sf_mutator_get_stats(const sf_mutator *m, sf_mutator_stats *st);

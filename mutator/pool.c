@@ -178,6 +178,15 @@ const sf_pool_entry *sf_pool_find(const sf_pool *p, uint64_t hash) {
   return find(p, hash);
 }
 
+int sf_pool_add_arg_cmp(sf_pool *p, uint64_t hash, const uint64_t pair[2]) {
+  sf_pool_entry *e = find(p, hash);
+  if (!e || e->narg_cmp == SF_FB_MAX_ARG_CMP) return -1;
+  for (uint32_t k = 0; k < e->narg_cmp; k++)
+    if (e->arg_cmp[k][0] == pair[0] && e->arg_cmp[k][1] == pair[1]) return -1;
+  memcpy(e->arg_cmp[e->narg_cmp], pair, sizeof *e->arg_cmp);
+  return (int)e->narg_cmp++;
+}
+
 const sf_pool_entry *sf_pool_pick(const sf_pool *p, uint64_t r) {
   return p->n ? &p->entries[r % p->n] : NULL;
 }

@@ -68,6 +68,9 @@ const sf_pool_entry *sf_pool_add_legal(sf_pool *p, const uint8_t *data, size_t s
 
 /* The entry of the input with this hash (sf_feedback_input_hash), or NULL. */
 const sf_pool_entry *sf_pool_find(const sf_pool *p, uint64_t hash);
+/* Add an argument pair to entry hash (feedback.h: arg_cmp); its index, or
+ * -1 when the entry is not there, has it already or is full. */
+int sf_pool_add_arg_cmp(sf_pool *p, uint64_t hash, const uint64_t pair[2]);
 
 /* A pseudo-random entry (r chooses), NULL when empty. */
 const sf_pool_entry *sf_pool_pick(const sf_pool *p, uint64_t r);

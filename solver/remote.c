@@ -57,7 +57,9 @@ void sf_solver_serve(sf_solver *sv, int in, int out, sf_solver_observe_fn observ
           sf_write_all(out, &cpu, sizeof cpu) || sf_write_all(out, &learn_us, sizeof learn_us) ||
           sf_write_all(out, &hints.nconsts, 4) ||
           sf_write_all(out, hints.consts, hints.nconsts * sizeof *hints.consts) ||
-          sf_write_all(out, hints.separators, sizeof hints.separators))
+          sf_write_all(out, hints.separators, sizeof hints.separators) ||
+          sf_write_all(out, &hints.nargs, 4) ||
+          sf_write_all(out, hints.args, hints.nargs * sizeof *hints.args))
         break;
       memset(&hints, 0, sizeof hints);
     } else {

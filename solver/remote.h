@@ -18,7 +18,7 @@
  * inputs (u64 microseconds: the budget pays learning first, within its own
  * share), and the hints gathered since
  * the last answer (u32 count, that many u64 constants, four u64 of
- * separators).
+ * separators, u32 count, that many argument pairs of three u64 each).
  *
  * The engine never waits for the server: an input that does not fit in the
  * pipe while the server is busy is not sent, and a step unanswered for two
@@ -41,24 +41,34 @@
 #define SF_SOLVER_SERVE_ENV  "SEQFUZZ_SOLVER_SERVE"
 #define SF_SOLVER_TARGET_ENV "SEQFUZZ_SOLVER_TARGET"
 #define SF_SOLVER_MAX_FRAME  (1u << 24)
-#define SF_SOLVER_PROTOCOL   0x53465634u /* "SFV4": answers carry CPU times and hints */
+#define SF_SOLVER_PROTOCOL   0x53465635u /* "SFV5": hints carry argument pairs */
 
 /* What the tracing build saw the target compare while it observed queue
  * entries: constants (beyond the small numbers a mutator tries anyway) and
- * the punctuation bytes compared with (a parser's separators). Under
- * libFuzzer the run records carry them; afl-fuzz's build traces nothing,
- * so the server sends them with each answer, as CmpLog does for AFL++. */
+ * the punctuation bytes compared with (a parser's separators), and per
+ * entry, what its integer arguments were compared with (harness/cmp_trace.h:
+ * sf_cmp_trace_arg_cmps). Under libFuzzer the run records carry them;
+ * afl-fuzz's build traces nothing, so the server sends them with each
+ * answer, as CmpLog does for AFL++. */
 #define SF_SOLVER_MAX_HINTS 64
+typedef struct sf_arg_hint {
+  uint64_t input;   /* the entry's sf_feedback_input_hash */
+  uint64_t pair[2]; /* {argument, value compared with} */
+} sf_arg_hint;
 typedef struct sf_solver_hints {
   uint32_t nconsts;
   uint64_t consts[SF_SOLVER_MAX_HINTS];
   uint64_t separators[4]; /* bit c of separators[c / 64] */
+  uint32_t nargs;
+  sf_arg_hint args[SF_SOLVER_MAX_HINTS];
 } sf_solver_hints;
 
 /* Add constants (not already there; those past the capacity are dropped) and
  * separators to h. */
 void sf_solver_hints_add(sf_solver_hints *h, const uint64_t *consts, uint32_t n,
                          const uint64_t separators[4]);
+/* Add n argument hints (those past the capacity are dropped) to h. */
+void sf_solver_hints_add_args(sf_solver_hints *h, const sf_arg_hint *args, uint32_t n);
 
 /* ---- client (both engines: harness/fuzz_target.c, harness/afl_mutator.c) ---- */
 typedef struct sf_solver_client sf_solver_client;

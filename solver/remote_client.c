@@ -343,6 +343,11 @@ void sf_solver_hints_add(sf_solver_hints *h, const uint64_t *consts, uint32_t n,
     h->separators[w] |= separators[w];
 }
 
+void sf_solver_hints_add_args(sf_solver_hints *h, const sf_arg_hint *args, uint32_t n) {
+  for (uint32_t i = 0; i < n && h->nargs < SF_SOLVER_MAX_HINTS; i++)
+    h->args[h->nargs++] = args[i];
+}
+
 bool sf_solver_client_take_hints(sf_solver_client *c, sf_solver_hints *out) {
   if (!c || !c->has_hints) return false;
   *out = c->hints;
@@ -356,10 +361,14 @@ static int read_hints(sf_solver_client *c) {
   sf_solver_hints h;
   if (sf_read_all(c->from, &h.nconsts, 4, STEP_TIMEOUT_MS) || h.nconsts > SF_SOLVER_MAX_HINTS ||
       sf_read_all(c->from, h.consts, h.nconsts * sizeof *h.consts, STEP_TIMEOUT_MS) ||
-      sf_read_all(c->from, h.separators, sizeof h.separators, STEP_TIMEOUT_MS))
+      sf_read_all(c->from, h.separators, sizeof h.separators, STEP_TIMEOUT_MS) ||
+      sf_read_all(c->from, &h.nargs, 4, STEP_TIMEOUT_MS) || h.nargs > SF_SOLVER_MAX_HINTS ||
+      sf_read_all(c->from, h.args, h.nargs * sizeof *h.args, STEP_TIMEOUT_MS))
     return -1;
-  if (h.nconsts || h.separators[0] || h.separators[1] || h.separators[2] || h.separators[3]) {
+  if (h.nconsts || h.nargs || h.separators[0] || h.separators[1] || h.separators[2] ||
+      h.separators[3]) {
     sf_solver_hints_add(&c->hints, h.consts, h.nconsts, h.separators);
+    sf_solver_hints_add_args(&c->hints, h.args, h.nargs);
     c->has_hints = true;
   }
   return 0;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/feedback.h"
 #include "solver/remote.h"
 #include "test_util.h"
 
@@ -83,6 +84,36 @@ static void test_answers_carry_hints(void **state) {
     found |= h.consts[i] == 1000003u;
   assert_true(found);
   assert_false(sf_solver_client_take_hints(c, &h)); /* taken */
+  sf_buf_free(&b);
+  sf_seq_free(&s);
+  sf_solver_client_free(c);
+  sf_api_free(api);
+}
+
+/* And per entry, what its integer arguments were compared with: magiclib's
+ * dial compares its number with the lock's combination, a value no
+ * constant names. */
+static void test_answers_carry_argument_pairs(void **state) {
+  (void)state;
+  sf_api *api = load_api_file(DIAL_API);
+  sf_solver_client *c = sf_solver_client_start(DIAL_FUZZER);
+  assert_non_null(c);
+  sf_seq s;
+  sf_seq_init(&s, api);
+  parse_seq_ok(&s, api, "h1 = lock_new(); lock_dial(h1, 5);");
+  sf_buf b = {0};
+  assert_int_equal(sf_seq_encode(&s, &b), 0);
+  uint64_t input = sf_feedback_input_hash(b.data, b.len);
+  sf_solver_client_observe(c, b.data, b.len);
+  sf_buf out = {0};
+  assert_true(sf_solver_client_step(c, &out, NULL) >= 0);
+  sf_solver_hints h;
+  assert_true(sf_solver_client_take_hints(c, &h));
+  bool found = false;
+  for (uint32_t i = 0; i < h.nargs; i++)
+    found |= h.args[i].input == input && h.args[i].pair[0] == 5 && h.args[i].pair[1] == 0x5EED1234u;
+  assert_true(found);
+  sf_buf_free(&out);
   sf_buf_free(&b);
   sf_seq_free(&s);
   sf_solver_client_free(c);
@@ -461,6 +492,7 @@ static void test_observe_never_blocks(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_server_flips_both_guards),
                                      cmocka_unit_test(test_answers_carry_hints),
+                                     cmocka_unit_test(test_answers_carry_argument_pairs),
                                      cmocka_unit_test(test_stage_charges_server_cpu),
                                      cmocka_unit_test(test_learning_within_budget),
                                      cmocka_unit_test(test_share_follows_yield),
