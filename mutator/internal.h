@@ -17,6 +17,7 @@
 #define OPTION_TRIAL       UINT32_MAX  /* a trial's pair: under other options */
 #define BYTES_TRIAL        0x80000000u /* a trial's pair: | k, byte comparison k */
 #define ARG_TRIAL          0x40000000u /* a trial's pair: | k, argument pair k */
+#define ANSWER_TRIAL       0u          /* a trial's pair: k alone, answer pair k */
 #define OPTION_TRIALS      4           /* per new entry that reached new code */
 #define SMALLER_OUTPUTS    65536       /* recent outputs smaller than their input, by hash */
 

@@ -571,51 +571,81 @@ static void toggle_call_flags(sf_mutator *m, sf_seq *s, uint32_t ci) {
     }
 }
 
+/* The kind of a trial's pair (ANSWER_TRIAL, BYTES_TRIAL, ARG_TRIAL); the
+ * rest of k is its index among the entry's pairs of that kind. */
+static uint32_t trial_kind(uint32_t k) {
+  return k & (BYTES_TRIAL | ARG_TRIAL);
+}
+
+/* Apply a compared pair of a kind to s (c for bytes, pair for the others,
+ * the other NULL): 1 done, 0 when it applies nowhere, -1 on OOM. */
+static int apply_pair(sf_mutator *m, sf_seq *s, uint32_t kind, const sf_bytes_cmp *c,
+                      const uint64_t pair[2]) {
+  if (kind == BYTES_TRIAL) return sf_mut_replace_bytes(m, s, c);
+  if (kind == ARG_TRIAL) return sf_mut_replace_int(m, s, pair);
+  return answer_to_state(m, s, pair);
+}
+
+static void count_trial(sf_mutator *m, uint32_t kind) {
+  if (kind == BYTES_TRIAL)
+    m->stats.bytes_trials++;
+  else if (kind == ARG_TRIAL)
+    m->stats.arg_trials++;
+  else
+    m->stats.answer_trials++;
+}
+
+/* How many compared pairs of a kind cur has. */
+static uint32_t cur_pairs(const sf_mutator *m, uint32_t kind) {
+  return kind == BYTES_TRIAL ? m->ncur_bytes_cmp
+         : kind == ARG_TRIAL ? m->ncur_arg_cmp
+                             : m->ncur_answer_cmp;
+}
+
+/* One of cur's n pairs of a kind applied to s, trying them from a random
+ * one on: 1 done, 0 none applies, -1 on OOM. */
+static int change_by_cur_pair(sf_mutator *m, sf_seq *s, uint32_t kind, uint32_t n) {
+  uint32_t first = (uint32_t)sf_rng_below(&m->rng, n);
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t i = (first + k) % n;
+    int rc = kind == BYTES_TRIAL
+                 ? apply_pair(m, s, kind, &m->cur_bytes_cmp[i], NULL)
+                 : apply_pair(m, s, kind, NULL,
+                              kind == ARG_TRIAL ? m->cur_arg_cmp[i] : m->cur_answer_cmp[i]);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
 /* Change one input argument of one call; with document, the longest string
- * or buffer argument. Half of the time an input whose mocks' answers were
- * compared with other values gets one of them in place of its answer, and
- * bytes it compared with other bytes get those now and then. */
+ * or buffer argument. Now and then an argument takes what the target
+ * compared it with instead. */
 static int mut_arg(sf_mutator *m, bool document_only) {
   if (!m->cur.ncalls) return mut_insert(m, true);
   if (copy_cur(m)) return -1;
   m->last_op = document_only ? "document" : "change";
   m->reuse_call = UINT32_MAX;
   sf_seq *s = &m->next;
-  if (!document_only && m->ncur_answer_cmp && !m->opt.no_compares && sf_rng_chance(&m->rng, 1, 2)) {
-    uint32_t n = m->ncur_answer_cmp, first = (uint32_t)sf_rng_below(&m->rng, n);
-    for (uint32_t k = 0; k < n; k++) {
-      int rc = answer_to_state(m, s, m->cur_answer_cmp[(first + k) % n]);
-      if (rc < 0) return -1;
-      if (rc) {
-        m->last_op = "change-answer";
-        m->stats.answer_trials++;
-        return 0;
-      }
+  /* Half of the time an input whose mocks' answers were compared with
+   * other values gets one in place of its answer; a quarter of the time
+   * (of those left) bytes it compared get the other side, and as often an
+   * integer argument what it was compared with. */
+  static const struct {
+    uint32_t kind, one_in;
+    const char *op;
+  } by_pairs[] = {{ANSWER_TRIAL, 2, "change-answer"},
+                  {BYTES_TRIAL, 4, "change-bytes"},
+                  {ARG_TRIAL, 4, "change-arg"}};
+  for (size_t i = 0; !document_only && !m->opt.no_compares && i < 3; i++) {
+    uint32_t n = cur_pairs(m, by_pairs[i].kind);
+    if (!n || !sf_rng_chance(&m->rng, 1, by_pairs[i].one_in)) continue;
+    int rc = change_by_cur_pair(m, s, by_pairs[i].kind, n);
+    if (rc < 0) return -1;
+    if (rc) {
+      m->last_op = by_pairs[i].op;
+      count_trial(m, by_pairs[i].kind);
+      return 0;
     }
-  }
-  /* A quarter of the time (of those left), the input's bytes compared
-   * with other bytes get them in their place. */
-  if (!document_only && m->ncur_bytes_cmp && !m->opt.no_compares && sf_rng_chance(&m->rng, 1, 4)) {
-    uint32_t n = m->ncur_bytes_cmp, first = (uint32_t)sf_rng_below(&m->rng, n);
-    for (uint32_t k = 0; k < n; k++) {
-      int rc = sf_mut_replace_bytes(m, s, &m->cur_bytes_cmp[(first + k) % n]);
-      if (rc < 0) return -1;
-      if (rc) {
-        m->last_op = "change-bytes";
-        m->stats.bytes_trials++;
-        return 0;
-      }
-    }
-  }
-  /* As often, an integer argument compared with another value gets it. */
-  if (!document_only && m->ncur_arg_cmp && !m->opt.no_compares && sf_rng_chance(&m->rng, 1, 4)) {
-    uint32_t n = m->ncur_arg_cmp, first = (uint32_t)sf_rng_below(&m->rng, n);
-    for (uint32_t k = 0; k < n; k++)
-      if (sf_mut_replace_int(m, s, m->cur_arg_cmp[(first + k) % n])) {
-        m->last_op = "change-arg";
-        m->stats.arg_trials++;
-        return 0;
-      }
   }
   uint32_t doc_call, doc_param;
   bool doc = document_only && pick_document(m, s, &doc_call, &doc_param);
@@ -984,27 +1014,25 @@ static size_t next_trial(sf_mutator *m, uint8_t *out, size_t max_size) {
     if (k == OPTION_TRIAL) {
       if (!with_other_options(m, e)) continue;
       m->last_op = "option-trial";
-    } else if (k & BYTES_TRIAL) {
-      if ((k & ~BYTES_TRIAL) >= e->nbytes_cmp) continue;
-      sf_bytes_cmp c = e->bytes_cmp[k & ~BYTES_TRIAL];
-      load_input(m, e->data, e->size);
-      if (copy_cur(m)) continue;
-      if (sf_mut_replace_bytes(m, &m->next, &c) != 1) continue;
-      m->last_op = "bytes-trial";
-    } else if (k & ARG_TRIAL) {
-      if ((k & ~ARG_TRIAL) >= e->narg_cmp) continue;
-      uint64_t pair[2] = {e->arg_cmp[k & ~ARG_TRIAL][0], e->arg_cmp[k & ~ARG_TRIAL][1]};
-      load_input(m, e->data, e->size);
-      if (copy_cur(m)) continue;
-      if (!sf_mut_replace_int(m, &m->next, pair)) continue;
-      m->last_op = "arg-trial";
     } else {
-      if (k >= e->nanswer_cmp) continue;
-      uint64_t pair[2] = {e->answer_cmp[k][0], e->answer_cmp[k][1]};
+      /* A compared pair of e, copied first: loading an input may add to
+       * the pool, which e points into. */
+      uint32_t kind = trial_kind(k), i = k & ~kind;
+      sf_bytes_cmp c;
+      uint64_t pair[2];
+      if (kind == BYTES_TRIAL && i < e->nbytes_cmp)
+        c = e->bytes_cmp[i];
+      else if (kind == ARG_TRIAL && i < e->narg_cmp)
+        memcpy(pair, e->arg_cmp[i], sizeof pair);
+      else if (kind == ANSWER_TRIAL && i < e->nanswer_cmp)
+        memcpy(pair, e->answer_cmp[i], sizeof pair);
+      else
+        continue;
       load_input(m, e->data, e->size);
-      if (copy_cur(m)) continue;
-      if (answer_to_state(m, &m->next, pair) != 1) continue;
-      m->last_op = "answer-trial";
+      if (copy_cur(m) || apply_pair(m, &m->next, kind, &c, pair) != 1) continue;
+      m->last_op = kind == BYTES_TRIAL ? "bytes-trial"
+                   : kind == ARG_TRIAL ? "arg-trial"
+                                       : "answer-trial";
     }
     m->last_mut = SF_MUT_CHANGE;
     m->last_site = SF_SCHED_NO_SITE;
@@ -1014,12 +1042,8 @@ static size_t next_trial(sf_mutator *m, uint8_t *out, size_t max_size) {
     sf_mut_count_output(m, out, n, e->size);
     if (k == OPTION_TRIAL)
       m->stats.option_trials++;
-    else if (k & BYTES_TRIAL)
-      m->stats.bytes_trials++;
-    else if (k & ARG_TRIAL)
-      m->stats.arg_trials++;
     else
-      m->stats.answer_trials++;
+      count_trial(m, trial_kind(k));
     return n;
   }
   return 0;
