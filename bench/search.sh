@@ -73,11 +73,6 @@ elif [ -n "$alt_env" ]; then
 fi
 if [[ " $engines " == *" afl "* ]]; then
   "$root/scripts/build-afl.sh" >/dev/null
-  allow="$root/build-afl/allowlist.txt"
-  for lib in "${libs[@]}"; do
-    printf 'src: *bench/search/%s/*\n' "$lib" >>"$allow"
-  done
-  cmake -S "$root" -B "$root/build-afl" >/dev/null
   cmake --build "$root/build-afl" -j"$(nproc)" --target "${targets[@]}" >/dev/null
   # The hand-written harnesses' CmpLog twins (afl-fuzz -c).
   driver=$(ls /usr/lib/afl/libAFLDriver.a /usr/local/lib/afl/libAFLDriver.a 2>/dev/null | head -1 || true)
